@@ -1,0 +1,208 @@
+import { sql } from "drizzle-orm";
+import { index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import type { ToolCall } from "../../src/core/model.ts";
+import { users } from "./users.ts";
+
+export const RUN_STATES = [
+  "claimed",
+  "generating",
+  "generated",
+  "delivering",
+  "delivered",
+  "failed",
+  "skipped",
+] as const;
+export type RunState = (typeof RUN_STATES)[number];
+
+/** The grounding check's verdict, stored on the run. */
+export interface GroundingVerdict {
+  claimsChecked: number;
+  unbacked: string[];
+  action: "none" | "corrected" | "sentences_removed" | "digest";
+  corrections?: number;
+}
+
+export const briefingRuns = pgTable(
+  "briefing_runs",
+  {
+    id: serial().primaryKey(),
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    slot: text().notNull(),
+    /** The user's local date the run is for ("YYYY-MM-DD"). */
+    localDate: text().notNull(),
+    /** schedule: claimed by the scheduler (unique per user/slot/date); manual: /brief or the CLI. */
+    trigger: text({ enum: ["schedule", "manual"] })
+      .notNull()
+      .default("manual"),
+    state: text({ enum: RUN_STATES }).notNull().default("claimed"),
+    reason: text(),
+    /** agentic | legacy | digest (the model was unavailable). */
+    mode: text(),
+    route: text(),
+    endpoint: text(),
+    model: text(),
+    turns: integer().notNull().default(0),
+    toolCalls: integer().notNull().default(0),
+    promptTokens: integer().notNull().default(0),
+    evalTokens: integer().notNull().default(0),
+    timings: jsonb().$type<Record<string, number>>().notNull().default({}),
+    grounding: jsonb().$type<GroundingVerdict>(),
+    prose: text(),
+    conversationId: integer(),
+    claimedBy: text(),
+    claimedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    generatedAt: timestamp({ withTimezone: true }),
+    deliveredAt: timestamp({ withTimezone: true }),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /** Set by the retention roll-up: the run's messages leave every model context. */
+    archivedAt: timestamp({ withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex("briefing_runs_scheduled_once_idx")
+      .on(t.userId, t.slot, t.localDate)
+      .where(sql`${t.trigger} = 'schedule'`),
+    index("briefing_runs_user_date_idx").on(t.userId, t.localDate),
+    index("briefing_runs_state_idx").on(t.state),
+  ],
+);
+export type BriefingRun = typeof briefingRuns.$inferSelect;
+
+/** A chat thread: a CLI session, a Telegram reply chain or a Slack thread; optionally about one run. */
+export const conversations = pgTable(
+  "conversations",
+  {
+    id: serial().primaryKey(),
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    platform: text({ enum: ["cli", "telegram", "slack"] }).notNull(),
+    /** Platform-specific thread key, e.g. "telegram:<chat>:<root message>" or "slack:<channel>:<thread_ts>". */
+    threadKey: text().notNull(),
+    runId: integer().references(() => briefingRuns.id, { onDelete: "set null" }),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("conversations_thread_idx").on(t.platform, t.threadKey), index("conversations_user_idx").on(t.userId)],
+);
+export type Conversation = typeof conversations.$inferSelect;
+
+export const MESSAGE_ROLES = ["system", "user", "assistant", "tool"] as const;
+export type MessageRole = (typeof MESSAGE_ROLES)[number];
+
+export interface MessageMetadata {
+  briefing_slot?: string;
+  run_id?: number;
+  /** "receipt" for tool results, "briefing" for the final prose of a run. */
+  kind?: string;
+  arguments?: Record<string, unknown>;
+  /** Tool results: whether the call failed or was refused. */
+  error?: boolean;
+  [key: string]: unknown;
+}
+
+/** Every turn, tool call and tool result; tool results of a run are its receipts. */
+export const messages = pgTable(
+  "messages",
+  {
+    id: serial().primaryKey(),
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    conversationId: integer().references(() => conversations.id, { onDelete: "cascade" }),
+    runId: integer().references(() => briefingRuns.id, { onDelete: "cascade" }),
+    role: text({ enum: MESSAGE_ROLES }).notNull(),
+    content: text().notNull().default(""),
+    toolCalls: jsonb().$type<ToolCall[]>(),
+    toolName: text(),
+    toolCallId: text(),
+    metadata: jsonb().$type<MessageMetadata>().notNull().default({}),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("messages_run_idx").on(t.runId, t.id), index("messages_conversation_idx").on(t.conversationId, t.id)],
+);
+export type StoredMessage = typeof messages.$inferSelect;
+export type NewStoredMessage = typeof messages.$inferInsert;
+
+/** Receipts of runs past the retention window, kept for /receipts but out of every model context. */
+export const runArchives = pgTable("run_archives", {
+  runId: integer()
+    .primaryKey()
+    .references(() => briefingRuns.id, { onDelete: "cascade" }),
+  userId: integer()
+    .notNull()
+    .references(() => users.id, { onDelete: "cascade" }),
+  receipts: jsonb().$type<unknown[]>().notNull(),
+  archivedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+});
+
+export const DELIVERY_STATES = ["pending", "sending", "sent", "failed"] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+/** The outbox: a generated briefing waits here until a platform adapter confirms it was posted. */
+export const deliveries = pgTable(
+  "deliveries",
+  {
+    id: serial().primaryKey(),
+    runId: integer()
+      .notNull()
+      .references(() => briefingRuns.id, { onDelete: "cascade" }),
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    platform: text({ enum: ["telegram", "slack", "cli"] }).notNull(),
+    /** Telegram chat id or Slack channel. */
+    target: text().notNull(),
+    state: text({ enum: DELIVERY_STATES }).notNull().default("pending"),
+    attempts: integer().notNull().default(0),
+    lastError: text(),
+    /** Telegram message id, or Slack ts of the thread parent. */
+    platformMessageId: text(),
+    nextAttemptAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /** Set just before a send, so a crash mid-send is known on restart. */
+    sendingAt: timestamp({ withTimezone: true }),
+    sentAt: timestamp({ withTimezone: true }),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("deliveries_run_platform_idx").on(t.runId, t.platform),
+    index("deliveries_state_next_idx").on(t.state, t.nextAttemptAt),
+    index("deliveries_platform_message_idx").on(t.platform, t.target, t.platformMessageId),
+  ],
+);
+export type Delivery = typeof deliveries.$inferSelect;
+
+/** A destructive tool call waiting for the user's Confirm / Cancel. */
+export const pendingActions = pgTable(
+  "pending_actions",
+  {
+    id: serial().primaryKey(),
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    conversationId: integer().references(() => conversations.id, { onDelete: "cascade" }),
+    toolName: text().notNull(),
+    arguments: jsonb().$type<Record<string, unknown>>().notNull(),
+    summary: text().notNull(),
+    state: text({ enum: ["pending", "confirmed", "cancelled", "expired"] })
+      .notNull()
+      .default("pending"),
+    result: text(),
+    expiresAt: timestamp({ withTimezone: true }).notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    resolvedAt: timestamp({ withTimezone: true }),
+  },
+  (t) => [index("pending_actions_user_idx").on(t.userId, t.state)],
+);
+export type PendingAction = typeof pendingActions.$inferSelect;
+
+/** Platform events already handled (Slack retries the same event_id); shared by replicas. */
+export const processedEvents = pgTable(
+  "processed_events",
+  {
+    platform: text().notNull(),
+    eventId: text().notNull(),
+    receivedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.platform, t.eventId] })],
+);

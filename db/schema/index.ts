@@ -1,0 +1,3 @@
+export * from "./briefings.ts";
+export * from "./sources.ts";
+export * from "./users.ts";

@@ -1,0 +1,122 @@
+import { sql } from "drizzle-orm";
+import { doublePrecision, index, jsonb, pgTable, serial, text, timestamp, uniqueIndex, integer } from "drizzle-orm/pg-core";
+
+export const SLOT_NAMES = ["morning", "midday", "afternoon", "evening"] as const;
+export type SlotName = (typeof SLOT_NAMES)[number];
+/** Local "HH:MM" per slot; null means the slot is off. */
+export type SlotTimes = Record<SlotName, string | null>;
+export const DEFAULT_SLOT_TIMES: SlotTimes = { morning: "07:00", midday: "12:30", afternoon: "16:30", evening: null };
+
+export const BRIEFING_MODES = ["agentic", "legacy"] as const;
+export type BriefingMode = (typeof BRIEFING_MODES)[number];
+
+export const users = pgTable("users", {
+  id: serial().primaryKey(),
+  name: text().notNull().unique(),
+  timeZone: text().notNull(),
+  locationName: text(),
+  latitude: doublePrecision(),
+  longitude: doublePrecision(),
+  profile: text().notNull().default(""),
+  slots: jsonb().$type<SlotTimes>().notNull().default(DEFAULT_SLOT_TIMES),
+  briefingMode: text({ enum: BRIEFING_MODES }).notNull().default("agentic"),
+  preferredModel: text(),
+  createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+});
+export type User = typeof users.$inferSelect;
+export type NewUser = typeof users.$inferInsert;
+
+export const PLATFORMS = ["telegram", "slack"] as const;
+export type Platform = (typeof PLATFORMS)[number];
+
+/** Maps a platform account to a briefbot user; the only way a platform message reaches user data. */
+export const identities = pgTable(
+  "identities",
+  {
+    id: serial().primaryKey(),
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    platform: text({ enum: PLATFORMS }).notNull(),
+    /** Telegram numeric user id, or Slack user id (U…). */
+    externalUserId: text().notNull(),
+    /** Telegram private chat id, or Slack DM channel (D…) once known. */
+    chatId: text(),
+    /** Slack team (T…); null on Telegram. */
+    teamId: text(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("identities_platform_external_idx").on(t.platform, t.externalUserId),
+    index("identities_user_idx").on(t.userId),
+  ],
+);
+export type Identity = typeof identities.$inferSelect;
+
+export const projects = pgTable(
+  "projects",
+  {
+    id: serial().primaryKey(),
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text().notNull(),
+    status: text({ enum: ["active", "paused", "done", "archived"] })
+      .notNull()
+      .default("active"),
+    summary: text().notNull().default(""),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("projects_user_name_idx").on(t.userId, sql`lower(${t.name})`)],
+);
+export type Project = typeof projects.$inferSelect;
+export type ProjectStatus = Project["status"];
+
+export const TASK_PRIORITIES = ["low", "normal", "high"] as const;
+export type TaskPriority = (typeof TASK_PRIORITIES)[number];
+
+export const tasks = pgTable(
+  "tasks",
+  {
+    id: serial().primaryKey(),
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    projectId: integer().references(() => projects.id, { onDelete: "set null" }),
+    title: text().notNull(),
+    notes: text().notNull().default(""),
+    /**
+     * Due date as the user's local calendar date ("YYYY-MM-DD"): "due Friday" means Friday
+     * wherever the user is, so it is not stored as an instant.
+     */
+    dueDate: text(),
+    /** Optional local "HH:MM" on the due date. */
+    dueTime: text(),
+    priority: text({ enum: TASK_PRIORITIES }).notNull().default("normal"),
+    status: text({ enum: ["open", "done"] })
+      .notNull()
+      .default("open"),
+    completedAt: timestamp({ withTimezone: true }),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("tasks_user_status_due_idx").on(t.userId, t.status, t.dueDate)],
+);
+export type Task = typeof tasks.$inferSelect;
+export type NewTask = typeof tasks.$inferInsert;
+
+export const notes = pgTable(
+  "notes",
+  {
+    id: serial().primaryKey(),
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    title: text().notNull().default(""),
+    body: text().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("notes_user_created_idx").on(t.userId, t.createdAt)],
+);
+export type Note = typeof notes.$inferSelect;

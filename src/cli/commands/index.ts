@@ -1,0 +1,17 @@
+import type { RegisterCommands } from "../context.ts";
+import { registerMigrateCommand } from "./migrate.ts";
+import { registerNoteCommands } from "./note.ts";
+import { registerProjectCommands } from "./project.ts";
+import { registerStartCommand } from "./start.ts";
+import { registerTaskCommands } from "./task.ts";
+import { registerUserCommands } from "./user.ts";
+
+/** Every command family of `briefbot`, in the order `--help` lists them. */
+export const COMMAND_FAMILIES: RegisterCommands[] = [
+  registerStartCommand,
+  registerMigrateCommand,
+  registerUserCommands,
+  registerTaskCommands,
+  registerProjectCommands,
+  registerNoteCommands,
+];

@@ -1,0 +1,24 @@
+import { startApp } from "../../app.ts";
+import { createLogger } from "../../logger.ts";
+import type { RegisterCommands } from "../context.ts";
+import { withContext } from "../context.ts";
+
+export const registerStartCommand: RegisterCommands = (program, context) => {
+  program
+    .command("start")
+    .description("run the bot: scheduler, syncs, HTTP endpoints and the configured platforms")
+    .action(() =>
+      withContext(context, async (ctx) => {
+        const logger = createLogger(ctx.config.logLevel);
+        const app = await startApp({ ...ctx, logger });
+        for (const line of app.summary) ctx.out.line(line);
+        const signal = await new Promise<NodeJS.Signals>((resolve) => {
+          process.once("SIGINT", () => resolve("SIGINT"));
+          process.once("SIGTERM", () => resolve("SIGTERM"));
+        });
+        ctx.out.line(`${signal}: shutting down…`);
+        await app.stop();
+        ctx.out.line("stopped cleanly");
+      }),
+    );
+};

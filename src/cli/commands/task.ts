@@ -1,0 +1,105 @@
+import { createTask, listTasks, TASK_FILTERS, type TaskFilter, completeTask, getTask } from "../../../db/queries/tasks.ts";
+import { findProjectByName } from "../../../db/queries/projects.ts";
+import { requireUserByName } from "../../../db/queries/users.ts";
+import type { Task } from "../../../db/schema/users.ts";
+import { CliError, type RegisterCommands, withContext } from "../context.ts";
+import { parseClockTime, parseDueDate, parsePositiveInt, parsePriority } from "../parse.ts";
+
+interface TaskOptions {
+  user: string;
+  due?: string;
+  at?: string;
+  priority?: string;
+  project?: string;
+  notes?: string;
+  filter?: string;
+  json?: boolean;
+}
+
+export const registerTaskCommands: RegisterCommands = (program, context) => {
+  const task = program.command("task").description("a user's tasks");
+
+  task
+    .command("add <title...>")
+    .description("add a task")
+    .requiredOption("--user <name>", "whose task")
+    .option("--due <date>", "due date: YYYY-MM-DD, today or tomorrow (in the user's zone)")
+    .option("--at <time>", "due time HH:MM (with --due)")
+    .option("--priority <level>", "low, normal or high", "normal")
+    .option("--project <name>", "an existing project")
+    .option("--notes <text>", "details")
+    .option("--json", "machine-readable output")
+    .action((words: string[], options: TaskOptions) =>
+      withContext(context, async (ctx) => {
+        const owner = await requireUserByName(ctx.db, options.user);
+        const title = words.join(" ").trim();
+        if (!title) throw new CliError("a task needs a title");
+        if (options.at && !options.due) throw new CliError("--at needs --due");
+        const dueDate = options.due ? parseDueDate(options.due, ctx.clock.now(), owner.timeZone) : null;
+        const dueTime = options.at ? parseClockTime("--at", options.at) : null;
+        const priority = parsePriority(options.priority ?? "normal");
+        let projectId: number | null = null;
+        if (options.project) {
+          const project = await findProjectByName(ctx.db, owner.id, options.project);
+          if (!project) throw new CliError(`${owner.name} has no project "${options.project}" (see: briefbot project list)`);
+          projectId = project.id;
+        }
+        const created = await createTask(ctx.db, {
+          userId: owner.id,
+          title,
+          notes: options.notes ?? "",
+          dueDate,
+          dueTime,
+          priority,
+          projectId,
+        });
+        if (options.json) ctx.out.json(created);
+        else ctx.out.line(`added task ${created.id}: ${describeTask(created)}`);
+      }),
+    );
+
+  task
+    .command("list")
+    .description("list tasks (dates in the user's zone)")
+    .requiredOption("--user <name>", "whose tasks")
+    .option("--filter <filter>", `one of ${TASK_FILTERS.join(", ")}`, "open")
+    .option("--json", "machine-readable output")
+    .action((options: TaskOptions) =>
+      withContext(context, async (ctx) => {
+        const filter = options.filter ?? "open";
+        if (!(TASK_FILTERS as readonly string[]).includes(filter)) {
+          throw new CliError(`--filter "${filter}" must be one of ${TASK_FILTERS.join(", ")}`);
+        }
+        const owner = await requireUserByName(ctx.db, options.user);
+        const rows = await listTasks(ctx.db, { userId: owner.id, timeZone: owner.timeZone, now: ctx.clock.now() }, filter as TaskFilter);
+        if (options.json) return ctx.out.json(rows);
+        if (rows.length === 0) return ctx.out.line(`no ${filter.replace("_", " ")} tasks`);
+        for (const row of rows) ctx.out.line(`${String(row.id).padStart(4)}  ${describeTask(row)}`);
+      }),
+    );
+
+  task
+    .command("done <id>")
+    .description("mark a task completed")
+    .requiredOption("--user <name>", "whose task")
+    .option("--json", "machine-readable output")
+    .action((id: string, options: TaskOptions) =>
+      withContext(context, async (ctx) => {
+        const owner = await requireUserByName(ctx.db, options.user);
+        const taskId = parsePositiveInt("task id", id);
+        const existing = await getTask(ctx.db, owner.id, taskId);
+        if (!existing) throw new CliError(`${owner.name} has no task ${taskId}`);
+        if (existing.status === "done") throw new CliError(`task ${taskId} is already done`);
+        const done = await completeTask(ctx.db, owner.id, taskId, ctx.clock.now());
+        if (options.json) ctx.out.json(done);
+        else ctx.out.line(`done: ${done.title}`);
+      }),
+    );
+};
+
+export function describeTask(task: Task): string {
+  const due = task.dueDate ? ` · due ${task.dueDate}${task.dueTime ? ` ${task.dueTime}` : ""}` : "";
+  const priority = task.priority === "normal" ? "" : ` · ${task.priority} priority`;
+  const status = task.status === "done" ? " · done" : "";
+  return `${task.title}${due}${priority}${status}`;
+}

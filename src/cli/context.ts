@@ -1,0 +1,44 @@
+import type { Command } from "commander";
+import type { Database, OpenDatabase } from "../../db/client.ts";
+import type { Clock } from "../core/clock.ts";
+import type { Config } from "../config/config.ts";
+
+/** Where a command writes: people read lines, scripts read `--json`. */
+export interface Output {
+  line(text: string): void;
+  json(value: unknown): void;
+  /** Progress on long commands (stderr, so `--json` output stays clean). */
+  progress(text: string): void;
+}
+
+/** What every command gets; built once per invocation by `src/cli/main.ts`. */
+export interface CliContext {
+  db: Database;
+  /** The open database itself, for commands that run long (start) and need ping/kind. */
+  database: OpenDatabase;
+  config: Config;
+  clock: Clock;
+  out: Output;
+  fetch: typeof fetch;
+}
+
+export type ContextFactory = () => Promise<CliContext>;
+
+/** Adds one command family to the program; commands open the context lazily (only when they run). */
+export type RegisterCommands = (program: Command, context: ContextFactory) => void;
+
+/** A bad input: printed as one line on stderr, exit code 2, nothing written. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 2,
+  ) {
+    super(message);
+    this.name = "CliError";
+  }
+}
+
+/** Opens the context only when a command actually runs, so `--help` never touches the database. */
+export async function withContext(context: ContextFactory, run: (ctx: CliContext) => Promise<void>): Promise<void> {
+  await run(await context());
+}

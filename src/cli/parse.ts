@@ -1,0 +1,86 @@
+/** Parsers for command-line values; each throws a `CliError` naming the option and what it expects. */
+import { type BriefingMode, BRIEFING_MODES, SLOT_NAMES, type SlotName, type SlotTimes, TASK_PRIORITIES, type TaskPriority } from "../../db/schema/users.ts";
+import { addDays, isClockTime, isIsoDate, isValidTimeZone, localDate } from "../core/local-time.ts";
+import { CliError } from "./context.ts";
+
+export function parseTimeZone(value: string): string {
+  if (!isValidTimeZone(value)) {
+    throw new CliError(`--tz "${value}" is not an IANA time zone (for example Europe/London or America/New_York)`);
+  }
+  return value;
+}
+
+/** `morning=07:00`, `midday=off`: the slot changes to apply on top of the current slots. */
+export function parseSlotAssignments(values: string[]): Partial<SlotTimes> {
+  const changes: Partial<SlotTimes> = {};
+  for (const value of values) {
+    const match = /^([a-z]+)=(.+)$/.exec(value.trim());
+    if (!match) throw new CliError(`--slot "${value}" should look like morning=07:00 or midday=off`);
+    const [, name, time] = match as unknown as [string, string, string];
+    if (!(SLOT_NAMES as readonly string[]).includes(name)) {
+      throw new CliError(`--slot "${value}": unknown slot "${name}" (slots: ${SLOT_NAMES.join(", ")})`);
+    }
+    if (time === "off") changes[name as SlotName] = null;
+    else if (isClockTime(normalizeClock(time))) changes[name as SlotName] = normalizeClock(time);
+    else throw new CliError(`--slot "${value}": "${time}" is not a time like 07:00 (or "off")`);
+  }
+  return changes;
+}
+
+export function parseSlotName(value: string): SlotName {
+  if (!(SLOT_NAMES as readonly string[]).includes(value)) {
+    throw new CliError(`--slot "${value}" is not a slot (slots: ${SLOT_NAMES.join(", ")})`);
+  }
+  return value as SlotName;
+}
+
+export function parseMode(value: string): BriefingMode {
+  if (!(BRIEFING_MODES as readonly string[]).includes(value)) {
+    throw new CliError(`--mode "${value}" must be one of ${BRIEFING_MODES.join(", ")}`);
+  }
+  return value as BriefingMode;
+}
+
+export function parsePriority(value: string): TaskPriority {
+  if (!(TASK_PRIORITIES as readonly string[]).includes(value)) {
+    throw new CliError(`--priority "${value}" must be one of ${TASK_PRIORITIES.join(", ")}`);
+  }
+  return value as TaskPriority;
+}
+
+/** A due date as the user means it: "today", "tomorrow" or YYYY-MM-DD, in their zone. */
+export function parseDueDate(value: string, now: Date, zone: string): string {
+  if (value === "today") return localDate(now, zone);
+  if (value === "tomorrow") return addDays(localDate(now, zone), 1);
+  if (!isIsoDate(value)) throw new CliError(`--due "${value}" is not a date (use YYYY-MM-DD, today or tomorrow)`);
+  return value;
+}
+
+export function parseClockTime(option: string, value: string): string {
+  const normalized = normalizeClock(value);
+  if (!isClockTime(normalized)) throw new CliError(`${option} "${value}" is not a time like 09:30`);
+  return normalized;
+}
+
+export function parsePositiveInt(option: string, value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new CliError(`${option} "${value}" is not a positive whole number`);
+  return Number(value);
+}
+
+export function parseCoordinate(option: "--lat" | "--lon", value: string): number {
+  const number = Number(value);
+  const limit = option === "--lat" ? 90 : 180;
+  if (value.trim() === "" || !Number.isFinite(number) || Math.abs(number) > limit) {
+    throw new CliError(`${option} "${value}" is not a number between -${limit} and ${limit}`);
+  }
+  return number;
+}
+
+/** Commander collects repeated options through this. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+function normalizeClock(value: string): string {
+  return /^\d:\d\d$/.test(value) ? `0${value}` : value;
+}

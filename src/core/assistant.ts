@@ -1,0 +1,122 @@
+/**
+ * The contracts between the platform-neutral core and its edges:
+ * - `Assistant` is what a platform adapter (Telegram, Slack, the terminal) calls: it translates, the core decides.
+ * - `PlatformSender` is what the delivery outbox calls to post a generated briefing.
+ * Implementations: `createAssistant` in `src/core/assistant-service.ts`; senders in `bots/*`.
+ */
+import type { SlotName } from "../../db/schema/users.ts";
+
+/** One tool call of a run and what it returned: the evidence a briefing may cite. */
+export interface Receipt {
+  /** Message id of the stored tool result. */
+  id: number;
+  runId: number | null;
+  toolName: string;
+  arguments: Record<string, unknown>;
+  /** The parsed tool result (what the model saw, as JSON). */
+  result: unknown;
+  /** True when the call failed or was refused; `result` then holds `{ error }`. */
+  error: boolean;
+  /** When the tool ran: the data's "as of" time. */
+  at: Date;
+}
+
+/** One item of the status row, e.g. "✓ checked calendar". */
+export interface StatusCheck {
+  label: string;
+  ok: boolean;
+}
+
+/** A generated briefing, ready to show or deliver. */
+export interface BriefingMessage {
+  runId: number;
+  userId: number;
+  slot: SlotName;
+  localDate: string;
+  prose: string;
+  checks: StatusCheck[];
+  /** "✓ checked calendar · ✓ looked at tasks · ✓ pulled weather" */
+  statusRow: string;
+  mode: "agentic" | "legacy" | "digest";
+}
+
+export interface BriefingOutcome extends BriefingMessage {
+  receipts: Receipt[];
+  grounding: { claimsChecked: number; unbacked: string[]; action: string } | null;
+  timings: Record<string, number>;
+}
+
+/** Where a conversation happens; the thread key is the platform's own (reply chain root, Slack thread_ts). */
+export interface ThreadRef {
+  platform: "cli" | "telegram" | "slack";
+  threadKey: string;
+  /** The briefing this thread follows up on, if any. */
+  runId?: number | undefined;
+}
+
+/** A destructive tool call waiting for the user to press Confirm or Cancel. */
+export interface PendingConfirmation {
+  id: number;
+  /** Plain text, e.g. `Delete task 12 "Renew passport"?` */
+  summary: string;
+  expiresAt: Date;
+}
+
+export interface ChatReply {
+  text: string;
+  /** Receipts made while answering (fresh tool calls). */
+  receipts: Receipt[];
+  pending: PendingConfirmation[];
+}
+
+export interface ReceiptsView {
+  run: { id: number; slot: string; localDate: string; createdAt: Date; archived: boolean };
+  receipts: Receipt[];
+}
+
+export type ConfirmationOutcome =
+  | { kind: "done"; text: string }
+  | { kind: "cancelled"; text: string }
+  | { kind: "expired"; text: string }
+  | { kind: "not-yours" | "not-found" | "already-resolved"; text: string };
+
+export interface Assistant {
+  /** Runs a briefing now (manual trigger) and stores it; `slot` defaults from the user's local time. */
+  brief(userId: number, options?: { slot?: SlotName; onProgress?: (text: string) => void }): Promise<BriefingOutcome>;
+  /** Receipts of one run, or of the user's latest briefing. Undefined when there is none. */
+  receipts(userId: number, runId?: number): Promise<ReceiptsView | undefined>;
+  /** A message from the user: a follow-up to `thread.runId` (answered from its receipts) or plain chat. */
+  reply(
+    userId: number,
+    thread: ThreadRef,
+    text: string,
+    options?: { onToken?: (fragment: string) => void },
+  ): Promise<ChatReply>;
+  /** The user pressed Confirm or Cancel. Only the user who owns the action may resolve it. */
+  resolveConfirmation(userId: number, pendingId: number, confirmed: boolean): Promise<ConfirmationOutcome>;
+}
+
+/** Why a platform refused a delivery, so the outbox knows whether to retry. */
+export class DeliveryError extends Error {
+  constructor(
+    message: string,
+    /** Permanent: blocked by the user, chat or channel not found. Never retried. */
+    readonly permanent: boolean,
+    readonly retryAfterMs?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "DeliveryError";
+  }
+}
+
+export interface DeliveryReceipt {
+  /** Telegram message id, or Slack `ts` of the thread parent. */
+  platformMessageId: string;
+}
+
+/** Posts a generated briefing on one platform; implemented by each bot adapter. */
+export interface PlatformSender {
+  platform: "telegram" | "slack";
+  deliver(target: string, message: BriefingMessage): Promise<DeliveryReceipt>;
+}

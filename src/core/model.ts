@@ -1,0 +1,89 @@
+/**
+ * The model port: what the briefing runner and chat need from a language model.
+ * The Ollama implementation lives in `src/models/`; the core only knows this shape.
+ */
+
+/** Which GPU-pinned route a piece of work runs on. */
+export type ModelRole = "interactive" | "briefing" | "background";
+
+export interface ToolCall {
+  /** Ollama emits `call_xxxxxxxx` ids since v0.12.10; older servers omit it. */
+  id?: string;
+  function: {
+    index?: number;
+    name: string;
+    arguments: Record<string, unknown>;
+  };
+}
+
+export type ChatMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string; tool_calls?: ToolCall[] }
+  | { role: "tool"; content: string; tool_name: string; tool_call_id?: string };
+
+/** A tool as the model sees it (Ollama / OpenAI function shape). */
+export interface ToolSchema {
+  type: "function";
+  function: {
+    name: string;
+    description: string;
+    parameters: Record<string, unknown>;
+  };
+}
+
+export interface ChatRequest {
+  role: ModelRole;
+  messages: ChatMessage[];
+  tools?: ToolSchema[];
+  /** Called with each streamed content fragment, for visible progress on platforms. */
+  onToken?: (fragment: string) => void;
+  signal?: AbortSignal;
+}
+
+export interface ChatResult {
+  content: string;
+  toolCalls: ToolCall[];
+  /** True when at least one tool call was recovered from JSON written in `content`. */
+  recoveredToolCalls: boolean;
+  endpoint: string;
+  model: string;
+  promptEvalCount: number | null;
+  evalCount: number | null;
+  /** Wall time of the request including queue wait, in milliseconds. */
+  durationMs: number;
+  queueWaitMs: number;
+}
+
+export interface AgenticVerdict {
+  ok: boolean;
+  /** Why agentic mode is not possible (tool-less model, too small, unreachable). */
+  reason?: string;
+  model: string;
+  endpoint: string;
+}
+
+export interface ModelClient {
+  chat(request: ChatRequest): Promise<ChatResult>;
+  canRunAgentic(role: ModelRole): Promise<AgenticVerdict>;
+  warm(role: ModelRole): Promise<void>;
+}
+
+export type ModelErrorCode =
+  /** Every endpoint of the route failed (connection refused, 5xx after retries, stalled). */
+  | "MODEL_UNAVAILABLE"
+  /** The server refused the request (400/404): retrying will not help. */
+  | "MODEL_REJECTED"
+  /** The prompt was cut by the server's context window; the answer would be blind. */
+  | "CONTEXT_TRUNCATED";
+
+export class ModelError extends Error {
+  constructor(
+    message: string,
+    readonly code: ModelErrorCode,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "ModelError";
+  }
+}

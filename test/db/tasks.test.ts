@@ -1,0 +1,84 @@
+import { expect, it } from "vitest";
+import { completeTask, createTask, deleteTask, getTask, isPastDue, listTasks, updateTask } from "../../db/queries/tasks.ts";
+import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
+
+const titles = (rows: { title: string }[]) => rows.map((row) => row.title);
+
+describeEachDatabase("task filters in the user's time zone", (getDb) => {
+  it("a task due 1 December is today's in Auckland while it is still 30 November in Los Angeles", async () => {
+    const db = getDb();
+    const now = new Date("2026-11-30T20:00:00Z"); // Auckland 1 Dec 09:00, Los Angeles 30 Nov 12:00
+    const auckland = await createTestUser(db, { timeZone: "Pacific/Auckland" });
+    const losAngeles = await createTestUser(db, { timeZone: "America/Los_Angeles" });
+    for (const user of [auckland, losAngeles]) {
+      await createTask(db, { userId: user.id, title: "Pay rent", dueDate: "2026-12-01" });
+      await createTask(db, { userId: user.id, title: "Call bank", dueDate: "2026-11-30" });
+    }
+    const nz = { userId: auckland.id, timeZone: auckland.timeZone, now };
+    const la = { userId: losAngeles.id, timeZone: losAngeles.timeZone, now };
+    expect(titles(await listTasks(db, nz, "due_today"))).toEqual(["Pay rent"]);
+    expect(titles(await listTasks(db, nz, "overdue"))).toEqual(["Call bank"]);
+    expect(titles(await listTasks(db, la, "due_today"))).toEqual(["Call bank"]);
+    expect(titles(await listTasks(db, la, "overdue"))).toEqual([]);
+  });
+
+  it("keeps London's today right across the spring-forward change", async () => {
+    const db = getDb();
+    const london = await createTestUser(db, { timeZone: "Europe/London" });
+    await createTask(db, { userId: london.id, title: "Clocks went forward", dueDate: "2026-03-29" });
+    const who = (iso: string) => ({ userId: london.id, timeZone: "Europe/London", now: new Date(iso) });
+    expect(titles(await listTasks(db, who("2026-03-28T23:30:00Z"), "due_today"))).toEqual([]);
+    expect(titles(await listTasks(db, who("2026-03-29T00:30:00Z"), "due_today"))).toEqual(["Clocks went forward"]);
+    // 23:30 BST on the 29th is 22:30 UTC: still the 29th locally.
+    expect(titles(await listTasks(db, who("2026-03-29T22:30:00Z"), "due_today"))).toEqual(["Clocks went forward"]);
+    expect(titles(await listTasks(db, who("2026-03-29T23:30:00Z"), "overdue"))).toEqual(["Clocks went forward"]);
+  });
+
+  it("keeps New York's today right across the fall-back change", async () => {
+    const db = getDb();
+    const ny = await createTestUser(db, { timeZone: "America/New_York" });
+    await createTask(db, { userId: ny.id, title: "Fall back", dueDate: "2026-11-01" });
+    const who = (iso: string) => ({ userId: ny.id, timeZone: "America/New_York", now: new Date(iso) });
+    // 23:30 EST on 1 November; a fixed summer offset would already call it the 2nd.
+    expect(titles(await listTasks(db, who("2026-11-02T04:30:00Z"), "due_today"))).toEqual(["Fall back"]);
+    expect(titles(await listTasks(db, who("2026-11-02T05:30:00Z"), "overdue"))).toEqual(["Fall back"]);
+  });
+
+  it("filters high priority, open and recently completed tasks, only the user's own", async () => {
+    const db = getDb();
+    const now = new Date("2026-12-02T10:00:00Z");
+    const ann = await createTestUser(db, { timeZone: "Europe/London" });
+    const bob = await createTestUser(db, { timeZone: "Europe/London" });
+    await createTask(db, { userId: ann.id, title: "Urgent", priority: "high", dueDate: "2026-12-05" });
+    await createTask(db, { userId: ann.id, title: "Someday" });
+    await createTask(db, { userId: ann.id, title: "Soon", dueDate: "2026-12-03", dueTime: "09:00" });
+    await createTask(db, { userId: bob.id, title: "Bob's urgent", priority: "high" });
+    const old = await createTask(db, { userId: ann.id, title: "Done last week" });
+    const recent = await createTask(db, { userId: ann.id, title: "Done yesterday" });
+    await completeTask(db, ann.id, old.id, new Date("2026-11-25T10:00:00Z"));
+    await completeTask(db, ann.id, recent.id, new Date("2026-12-01T08:00:00Z"));
+    const who = { userId: ann.id, timeZone: ann.timeZone, now };
+    expect(titles(await listTasks(db, who, "high_priority"))).toEqual(["Urgent"]);
+    expect(titles(await listTasks(db, who, "open"))).toEqual(["Soon", "Urgent", "Someday"]);
+    expect(titles(await listTasks(db, who, "completed_recently"))).toEqual(["Done yesterday"]);
+  });
+
+  it("never updates, completes or deletes another user's task", async () => {
+    const db = getDb();
+    const now = new Date("2026-12-02T10:00:00Z");
+    const owner = await createTestUser(db);
+    const intruder = await createTestUser(db);
+    const task = await createTask(db, { userId: owner.id, title: "Private" });
+    await expect(updateTask(db, intruder.id, task.id, { title: "Hacked" }, now)).rejects.toThrow(`no task ${task.id}`);
+    await expect(completeTask(db, intruder.id, task.id, now)).rejects.toThrow(`no task ${task.id}`);
+    await expect(deleteTask(db, intruder.id, task.id)).rejects.toThrow(`no task ${task.id}`);
+    expect(await getTask(db, owner.id, task.id)).toMatchObject({ title: "Private", status: "open" });
+  });
+});
+
+it("isPastDue compares the due time with the user's wall clock", () => {
+  const task = { dueDate: "2026-12-01", dueTime: "09:00", status: "open" as const };
+  expect(isPastDue(task, new Date("2026-11-30T20:30:00Z"), "Pacific/Auckland")).toBe(true); // 09:30 NZDT
+  expect(isPastDue(task, new Date("2026-11-30T19:30:00Z"), "Pacific/Auckland")).toBe(false); // 08:30 NZDT
+  expect(isPastDue({ ...task, dueTime: null }, new Date("2026-12-01T23:00:00Z"), "Pacific/Auckland")).toBe(true);
+});

@@ -1,0 +1,62 @@
+/**
+ * Runs `briefbot` commands in-process against a test database, capturing stdout, stderr and the exit code,
+ * through the same `runCli` the real binary uses.
+ */
+import type { Database, OpenDatabase } from "../../db/client.ts";
+import { COMMAND_FAMILIES } from "../../src/cli/commands/index.ts";
+import type { CliContext, RegisterCommands } from "../../src/cli/context.ts";
+import { runCli, streamOutput } from "../../src/cli/run.ts";
+import { type Config, loadConfig } from "../../src/config/config.ts";
+import { type Clock, systemClock } from "../../src/core/clock.ts";
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliHarnessOptions {
+  env?: Record<string, string>;
+  clock?: Clock;
+  fetch?: typeof fetch;
+  families?: RegisterCommands[];
+}
+
+export function cliHarness(getDb: () => Database, options: CliHarnessOptions = {}) {
+  return async (...argv: string[]): Promise<CliResult> => {
+    let stdout = "";
+    let stderr = "";
+    const streams = {
+      stdout: (text: string) => {
+        stdout += text;
+      },
+      stderr: (text: string) => {
+        stderr += text;
+      },
+    };
+    const context = async (): Promise<CliContext> => {
+      const config: Config = loadConfig(options.env ?? {}, () => {
+        throw new Error("no config file in tests");
+      });
+      const db = getDb();
+      const database: OpenDatabase = {
+        db,
+        kind: "pglite",
+        location: "test",
+        migrate: async () => {},
+        ping: async () => {},
+        close: async () => {},
+      };
+      return {
+        db,
+        database,
+        config,
+        clock: options.clock ?? systemClock,
+        out: streamOutput(streams),
+        fetch: options.fetch ?? globalThis.fetch,
+      };
+    };
+    const code = await runCli(argv, options.families ?? COMMAND_FAMILIES, context, streams);
+    return { code, stdout, stderr };
+  };
+}
