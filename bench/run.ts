@@ -15,8 +15,12 @@ const benches: [string, () => Promise<BenchSection>][] = [
 ];
 
 const only = process.argv.slice(2);
-console.log(`briefbot benchmarks — node ${process.version}, ${cpus().length} cores, ${new Date().toISOString()}`);
-console.log("Model latency is SIMULATED by the Ollama test server (test/servers/ollama-server.ts); no GPU is used.\n");
+console.log(
+  `briefbot benchmarks — node ${process.version}, ${cpus().length} cores, ${new Date().toISOString()}`,
+);
+console.log(
+  "Model latency is SIMULATED by the Ollama test server (test/servers/ollama-server.ts); no GPU is used.\n",
+);
 let failed = false;
 for (const [name, bench] of benches) {
   if (only.length > 0 && !only.includes(name)) continue;

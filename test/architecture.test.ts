@@ -21,9 +21,18 @@ describe("architecture", () => {
   const core = sourcesUnder("src/core");
 
   it("keeps the core free of platforms, database drivers and the scheduler", () => {
-    const forbidden = ["grammy", "@slack/bolt", "@slack/web-api", "@electric-sql/pglite", "postgres", "node-cron", "ollama"];
+    const forbidden = [
+      "grammy",
+      "@slack/bolt",
+      "@slack/web-api",
+      "@electric-sql/pglite",
+      "postgres",
+      "node-cron",
+      "ollama",
+    ];
     for (const { file, code } of core) {
-      for (const pkg of forbidden) expect(code, `${file} imports ${pkg}`).not.toMatch(new RegExp(`from ["']${pkg}["']`));
+      for (const pkg of forbidden)
+        expect(code, `${file} imports ${pkg}`).not.toMatch(new RegExp(`from ["']${pkg}["']`));
     }
   });
 
@@ -46,7 +55,9 @@ describe("architecture", () => {
   });
 
   it("keeps platform adapters out of each other", () => {
-    for (const { file, code } of sourcesUnder("bots/telegram")) expect(code, file).not.toMatch(/@slack\/|bots\/slack|\.\.\/slack\//);
-    for (const { file, code } of sourcesUnder("bots/slack")) expect(code, file).not.toMatch(/grammy|bots\/telegram|\.\.\/telegram\//);
+    for (const { file, code } of sourcesUnder("bots/telegram"))
+      expect(code, file).not.toMatch(/@slack\/|bots\/slack|\.\.\/slack\//);
+    for (const { file, code } of sourcesUnder("bots/slack"))
+      expect(code, file).not.toMatch(/grammy|bots\/telegram|\.\.\/telegram\//);
   });
 });

@@ -5,9 +5,15 @@ import { escapeLike } from "./projects.ts";
 
 const DAY_MS = 86_400_000;
 
-export async function listNotes(db: Database, userId: number, options: { now: Date; recentDays?: number; limit?: number }): Promise<Note[]> {
+export async function listNotes(
+  db: Database,
+  userId: number,
+  options: { now: Date; recentDays?: number; limit?: number },
+): Promise<Note[]> {
   const mine = eq(notes.userId, userId);
-  const since = options.recentDays ? new Date(options.now.getTime() - options.recentDays * DAY_MS) : undefined;
+  const since = options.recentDays
+    ? new Date(options.now.getTime() - options.recentDays * DAY_MS)
+    : undefined;
   return db
     .select()
     .from(notes)
@@ -21,12 +27,20 @@ export async function searchNotes(db: Database, userId: number, query: string, l
   return db
     .select()
     .from(notes)
-    .where(and(eq(notes.userId, userId), or(sql`${notes.title} ilike ${pattern}`, sql`${notes.body} ilike ${pattern}`)))
+    .where(
+      and(
+        eq(notes.userId, userId),
+        or(sql`${notes.title} ilike ${pattern}`, sql`${notes.body} ilike ${pattern}`),
+      ),
+    )
     .orderBy(desc(notes.createdAt))
     .limit(limit);
 }
 
-export async function createNote(db: Database, values: { userId: number; body: string; title?: string; createdAt?: Date }): Promise<Note> {
+export async function createNote(
+  db: Database,
+  values: { userId: number; body: string; title?: string; createdAt?: Date },
+): Promise<Note> {
   const [note] = await db.insert(notes).values(values).returning();
   if (!note) throw new Error("note insert returned nothing");
   return note;

@@ -13,13 +13,21 @@ export async function listProjects(db: Database, userId: number, status?: Projec
 }
 
 /** Case-insensitive match on name or summary. */
-export async function searchProjects(db: Database, userId: number, query: string, limit = 10): Promise<Project[]> {
+export async function searchProjects(
+  db: Database,
+  userId: number,
+  query: string,
+  limit = 10,
+): Promise<Project[]> {
   const pattern = `%${escapeLike(query)}%`;
   return db
     .select()
     .from(projects)
     .where(
-      and(eq(projects.userId, userId), or(sql`${projects.name} ilike ${pattern}`, sql`${projects.summary} ilike ${pattern}`)),
+      and(
+        eq(projects.userId, userId),
+        or(sql`${projects.name} ilike ${pattern}`, sql`${projects.summary} ilike ${pattern}`),
+      ),
     )
     .orderBy(asc(projects.name))
     .limit(limit);
@@ -34,7 +42,11 @@ export async function getProject(db: Database, userId: number, id: number): Prom
   return project;
 }
 
-export async function findProjectByName(db: Database, userId: number, name: string): Promise<Project | undefined> {
+export async function findProjectByName(
+  db: Database,
+  userId: number,
+  name: string,
+): Promise<Project | undefined> {
   const [project] = await db
     .select()
     .from(projects)

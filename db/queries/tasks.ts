@@ -24,7 +24,12 @@ const RECENT_COMPLETION_DAYS = 2;
  * - open: every open task, soonest due first, undated last.
  * - completed_recently: completed since the start of yesterday, local time.
  */
-export async function listTasks(db: Database, who: UserClock, filter: TaskFilter, limit = 50): Promise<Task[]> {
+export async function listTasks(
+  db: Database,
+  who: UserClock,
+  filter: TaskFilter,
+  limit = 50,
+): Promise<Task[]> {
   const today = localDate(who.now, who.timeZone);
   const mine = eq(tasks.userId, who.userId);
   const open = eq(tasks.status, "open");
@@ -71,7 +76,11 @@ export async function listTasks(db: Database, who: UserClock, filter: TaskFilter
 }
 
 /** True once a task's due date and time have passed on the user's wall clock. */
-export function isPastDue(task: Pick<Task, "dueDate" | "dueTime" | "status">, now: Date, zone: string): boolean {
+export function isPastDue(
+  task: Pick<Task, "dueDate" | "dueTime" | "status">,
+  now: Date,
+  zone: string,
+): boolean {
   if (task.status !== "open" || !task.dueDate) return false;
   const today = localDate(now, zone);
   if (task.dueDate !== today) return task.dueDate < today;
@@ -103,7 +112,13 @@ export interface TaskChanges {
 }
 
 /** Updates one of the user's tasks; another user's id is "not found", never touched. */
-export async function updateTask(db: Database, userId: number, id: number, changes: TaskChanges, now: Date): Promise<Task> {
+export async function updateTask(
+  db: Database,
+  userId: number,
+  id: number,
+  changes: TaskChanges,
+  now: Date,
+): Promise<Task> {
   const [task] = await db
     .update(tasks)
     .set({ ...changes, updatedAt: now })
@@ -137,7 +152,12 @@ export async function findTasks(db: Database, userId: number, text: string, limi
   return db
     .select()
     .from(tasks)
-    .where(and(eq(tasks.userId, userId), or(sql`${tasks.title} ilike ${`%${text}%`}`, sql`${tasks.notes} ilike ${`%${text}%`}`)))
+    .where(
+      and(
+        eq(tasks.userId, userId),
+        or(sql`${tasks.title} ilike ${`%${text}%`}`, sql`${tasks.notes} ilike ${`%${text}%`}`),
+      ),
+    )
     .orderBy(asc(tasks.id))
     .limit(limit);
 }

@@ -59,7 +59,11 @@ export async function linkIdentity(
     .values(values)
     .onConflictDoUpdate({
       target: [identities.platform, identities.externalUserId],
-      set: { userId, ...(identity.chatId ? { chatId: identity.chatId } : {}), ...(identity.teamId ? { teamId: identity.teamId } : {}) },
+      set: {
+        userId,
+        ...(identity.chatId ? { chatId: identity.chatId } : {}),
+        ...(identity.teamId ? { teamId: identity.teamId } : {}),
+      },
     })
     .returning();
   if (!row) throw new Error("identity upsert returned nothing");

@@ -1,5 +1,15 @@
 import { sql } from "drizzle-orm";
-import { index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import {
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  serial,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 import type { ToolCall } from "../../src/core/model.ts";
 import { users } from "./users.ts";
 
@@ -83,7 +93,10 @@ export const conversations = pgTable(
     runId: integer().references(() => briefingRuns.id, { onDelete: "set null" }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex("conversations_thread_idx").on(t.platform, t.threadKey), index("conversations_user_idx").on(t.userId)],
+  (t) => [
+    uniqueIndex("conversations_thread_idx").on(t.platform, t.threadKey),
+    index("conversations_user_idx").on(t.userId),
+  ],
 );
 export type Conversation = typeof conversations.$inferSelect;
 
@@ -119,7 +132,10 @@ export const messages = pgTable(
     metadata: jsonb().$type<MessageMetadata>().notNull().default({}),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("messages_run_idx").on(t.runId, t.id), index("messages_conversation_idx").on(t.conversationId, t.id)],
+  (t) => [
+    index("messages_run_idx").on(t.runId, t.id),
+    index("messages_conversation_idx").on(t.conversationId, t.id),
+  ],
 );
 export type StoredMessage = typeof messages.$inferSelect;
 export type NewStoredMessage = typeof messages.$inferInsert;

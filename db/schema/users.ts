@@ -1,11 +1,26 @@
 import { sql } from "drizzle-orm";
-import { doublePrecision, index, jsonb, pgTable, serial, text, timestamp, uniqueIndex, integer } from "drizzle-orm/pg-core";
+import {
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  serial,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 
 export const SLOT_NAMES = ["morning", "midday", "afternoon", "evening"] as const;
 export type SlotName = (typeof SLOT_NAMES)[number];
 /** Local "HH:MM" per slot; null means the slot is off. */
 export type SlotTimes = Record<SlotName, string | null>;
-export const DEFAULT_SLOT_TIMES: SlotTimes = { morning: "07:00", midday: "12:30", afternoon: "16:30", evening: null };
+export const DEFAULT_SLOT_TIMES: SlotTimes = {
+  morning: "07:00",
+  midday: "12:30",
+  afternoon: "16:30",
+  evening: null,
+};
 
 export const BRIEFING_MODES = ["agentic", "legacy"] as const;
 export type BriefingMode = (typeof BRIEFING_MODES)[number];

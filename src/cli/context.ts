@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { Database, OpenDatabase } from "../../db/client.ts";
-import type { Clock } from "../core/clock.ts";
 import type { Config } from "../config/config.ts";
+import type { Clock } from "../core/clock.ts";
 
 /** Where a command writes: people read lines, scripts read `--json`. */
 export interface Output {
@@ -39,6 +39,9 @@ export class CliError extends Error {
 }
 
 /** Opens the context only when a command actually runs, so `--help` never touches the database. */
-export async function withContext(context: ContextFactory, run: (ctx: CliContext) => Promise<void>): Promise<void> {
+export async function withContext(
+  context: ContextFactory,
+  run: (ctx: CliContext) => Promise<void>,
+): Promise<void> {
   await run(await context());
 }

@@ -22,9 +22,21 @@ async function createContext(): Promise<CliContext> {
   const config = loadConfig(process.env, (path) => readFileSync(path, "utf8"));
   opened = await openDatabase({ databaseUrl: config.database.url, dataDir: config.database.dataDir });
   await opened.migrate();
-  return { db: opened.db, database: opened, config, clock: systemClock, out: streamOutput(streams), fetch: globalThis.fetch };
+  return {
+    db: opened.db,
+    database: opened,
+    config,
+    clock: systemClock,
+    out: streamOutput(streams),
+    fetch: globalThis.fetch,
+  };
 }
 
-const exitCode = await runCli(process.argv.slice(2), COMMAND_FAMILIES, () => (context ??= createContext()), streams);
+const exitCode = await runCli(
+  process.argv.slice(2),
+  COMMAND_FAMILIES,
+  () => (context ??= createContext()),
+  streams,
+);
 await opened?.close();
 process.exitCode = exitCode;

@@ -1,11 +1,21 @@
 /** Parsers for command-line values; each throws a `CliError` naming the option and what it expects. */
-import { type BriefingMode, BRIEFING_MODES, SLOT_NAMES, type SlotName, type SlotTimes, TASK_PRIORITIES, type TaskPriority } from "../../db/schema/users.ts";
+import {
+  BRIEFING_MODES,
+  type BriefingMode,
+  SLOT_NAMES,
+  type SlotName,
+  type SlotTimes,
+  TASK_PRIORITIES,
+  type TaskPriority,
+} from "../../db/schema/users.ts";
 import { addDays, isClockTime, isIsoDate, isValidTimeZone, localDate } from "../core/local-time.ts";
 import { CliError } from "./context.ts";
 
 export function parseTimeZone(value: string): string {
   if (!isValidTimeZone(value)) {
-    throw new CliError(`--tz "${value}" is not an IANA time zone (for example Europe/London or America/New_York)`);
+    throw new CliError(
+      `--tz "${value}" is not an IANA time zone (for example Europe/London or America/New_York)`,
+    );
   }
   return value;
 }
@@ -52,7 +62,8 @@ export function parsePriority(value: string): TaskPriority {
 export function parseDueDate(value: string, now: Date, zone: string): string {
   if (value === "today") return localDate(now, zone);
   if (value === "tomorrow") return addDays(localDate(now, zone), 1);
-  if (!isIsoDate(value)) throw new CliError(`--due "${value}" is not a date (use YYYY-MM-DD, today or tomorrow)`);
+  if (!isIsoDate(value))
+    throw new CliError(`--due "${value}" is not a date (use YYYY-MM-DD, today or tomorrow)`);
   return value;
 }
 
@@ -63,7 +74,8 @@ export function parseClockTime(option: string, value: string): string {
 }
 
 export function parsePositiveInt(option: string, value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new CliError(`${option} "${value}" is not a positive whole number`);
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new CliError(`${option} "${value}" is not a positive whole number`);
   return Number(value);
 }
 

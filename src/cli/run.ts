@@ -1,7 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { NotFoundError } from "../../db/queries/users.ts";
 import { ConfigError } from "../config/config.ts";
-import { type ContextFactory, CliError, type Output, type RegisterCommands } from "./context.ts";
+import { CliError, type ContextFactory, type Output, type RegisterCommands } from "./context.ts";
 
 export interface CliStreams {
   stdout: (text: string) => void;
@@ -43,7 +43,11 @@ export async function runCli(
 function reportFailure(error: unknown, streams: CliStreams): number {
   if (error instanceof CommanderError) {
     // Commander already printed its message; help and version are not failures.
-    if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") {
+    if (
+      error.code === "commander.helpDisplayed" ||
+      error.code === "commander.version" ||
+      error.code === "commander.help"
+    ) {
       return 0;
     }
     return 2;

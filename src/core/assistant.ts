@@ -82,7 +82,10 @@ export type ConfirmationOutcome =
 
 export interface Assistant {
   /** Runs a briefing now (manual trigger) and stores it; `slot` defaults from the user's local time. */
-  brief(userId: number, options?: { slot?: SlotName; onProgress?: (text: string) => void }): Promise<BriefingOutcome>;
+  brief(
+    userId: number,
+    options?: { slot?: SlotName; onProgress?: (text: string) => void },
+  ): Promise<BriefingOutcome>;
   /** Receipts of one run, or of the user's latest briefing. Undefined when there is none. */
   receipts(userId: number, runId?: number): Promise<ReceiptsView | undefined>;
   /** A message from the user: a follow-up to `thread.runId` (answered from its receipts) or plain chat. */

@@ -6,7 +6,9 @@ export interface Clock {
 export const systemClock: Clock = { now: () => new Date() };
 
 /** A clock tests can set and advance. */
-export function fixedClock(start: Date | string): Clock & { set(at: Date | string): void; advance(ms: number): void } {
+export function fixedClock(
+  start: Date | string,
+): Clock & { set(at: Date | string): void; advance(ms: number): void } {
   let current = new Date(start);
   return {
     now: () => new Date(current),

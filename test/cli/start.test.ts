@@ -11,7 +11,9 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 /** The real binary, as `npm start` runs it, with nothing configured but a fresh data folder. */
 function briefbot(args: string[], env: Record<string, string> = {}): ChildProcess {
   const clean = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !/^(DATABASE_URL|TELEGRAM_|SLACK_|OLLAMA_|BRIEFBOT_|OPEN_METEO)/.test(key)),
+    Object.entries(process.env).filter(
+      ([key]) => !/^(DATABASE_URL|TELEGRAM_|SLACK_|OLLAMA_|BRIEFBOT_|OPEN_METEO)/.test(key),
+    ),
   );
   return spawn(process.execPath, [join(root, "bin/briefbot.js"), ...args], {
     cwd: root,
@@ -56,7 +58,9 @@ describe("briefbot start", { timeout: 240_000 }, () => {
   });
 
   it("refuses a broken configuration with one line per problem and exit code 2", async () => {
-    const run = collect(briefbot(["start"], { PORT: "eighty", TELEGRAM_WEBHOOK_URL: "https://x.example/telegram/webhook" }));
+    const run = collect(
+      briefbot(["start"], { PORT: "eighty", TELEGRAM_WEBHOOK_URL: "https://x.example/telegram/webhook" }),
+    );
     expect(await run.exited).toBe(2);
     expect(run.output().trim().split("\n")).toEqual([
       "PORT: must be a port number",

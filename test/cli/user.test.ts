@@ -8,8 +8,27 @@ describeEachDatabase("briefbot user", (getDb) => {
 
   it("adds a user with zone, slots, mode and platform links, then shows and lists them", async () => {
     const added = await run(
-      "user", "add", "ann", "--tz", "Europe/Lisbon", "--lat", "38.72", "--lon", "-9.14", "--location", "Lisbon",
-      "--telegram", "111222", "--slack", "U0ANN", "--slot", "morning=06:45", "--slot", "midday=off", "--mode", "legacy",
+      "user",
+      "add",
+      "ann",
+      "--tz",
+      "Europe/Lisbon",
+      "--lat",
+      "38.72",
+      "--lon",
+      "-9.14",
+      "--location",
+      "Lisbon",
+      "--telegram",
+      "111222",
+      "--slack",
+      "U0ANN",
+      "--slot",
+      "morning=06:45",
+      "--slot",
+      "midday=off",
+      "--mode",
+      "legacy",
     );
     expect(added).toEqual({ code: 0, stdout: "added ann (Europe/Lisbon)\n", stderr: "" });
     const shown = await run("user", "show", "ann");
@@ -31,7 +50,8 @@ describeEachDatabase("briefbot user", (getDb) => {
     expect(invalid).toEqual({
       code: 2,
       stdout: "",
-      stderr: 'briefbot: --tz "Mars/Olympus" is not an IANA time zone (for example Europe/London or America/New_York)\n',
+      stderr:
+        'briefbot: --tz "Mars/Olympus" is not an IANA time zone (for example Europe/London or America/New_York)\n',
     });
     expect(await findUserByName(getDb(), "bea")).toBeUndefined();
   });
@@ -51,13 +71,29 @@ describeEachDatabase("briefbot user", (getDb) => {
 
   it("sets slots off and on, the zone and the profile; links later", async () => {
     await run("user", "add", "fay", "--tz", "America/New_York");
-    const set = await run("user", "set", "fay", "--slot", "midday=off", "--slot", "evening=19:00", "--tz", "America/Chicago", "--profile", "Interests: cycling");
+    const set = await run(
+      "user",
+      "set",
+      "fay",
+      "--slot",
+      "midday=off",
+      "--slot",
+      "evening=19:00",
+      "--tz",
+      "America/Chicago",
+      "--profile",
+      "Interests: cycling",
+    );
     expect(set).toEqual({ code: 0, stdout: "updated fay\n", stderr: "" });
     const fay = await findUserByName(getDb(), "fay");
     expect(fay?.slots).toEqual({ morning: "07:00", midday: null, afternoon: "16:30", evening: "19:00" });
     expect(fay?.timeZone).toBe("America/Chicago");
     expect(fay?.profile).toBe("Interests: cycling");
-    expect(await run("user", "link", "fay", "--slack", "U0FAY")).toEqual({ code: 0, stdout: "linked Slack U0FAY to fay\n", stderr: "" });
+    expect(await run("user", "link", "fay", "--slack", "U0FAY")).toEqual({
+      code: 0,
+      stdout: "linked Slack U0FAY to fay\n",
+      stderr: "",
+    });
   });
 
   it("explains an unknown user, an empty set and a malformed link in one line", async () => {
@@ -67,7 +103,9 @@ describeEachDatabase("briefbot user", (getDb) => {
       stderr: 'briefbot: no user named "ghost" (see: briefbot user list)\n',
     });
     await run("user", "add", "gil", "--tz", "UTC");
-    expect((await run("user", "set", "gil")).stderr).toBe("briefbot: nothing to change: give at least one option\n");
+    expect((await run("user", "set", "gil")).stderr).toBe(
+      "briefbot: nothing to change: give at least one option\n",
+    );
     expect((await run("user", "link", "gil", "--telegram", "@gil")).stderr).toBe(
       'briefbot: --telegram "@gil" is not a numeric Telegram user id\n',
     );

@@ -26,7 +26,9 @@ describe("loadConfig", () => {
     expect(config.telegram).toBeUndefined();
     expect(config.slack).toBeUndefined();
     expect(config.port).toBe(3000);
-    expect(config.models.endpoints).toEqual([{ name: "default", url: "http://127.0.0.1:11434", concurrency: 1 }]);
+    expect(config.models.endpoints).toEqual([
+      { name: "default", url: "http://127.0.0.1:11434", concurrency: 1 },
+    ]);
     expect(config.models.routes.briefing.model).toBe("qwen2.5:7b");
     expect(config.briefing.staleAfterMinutes).toBe(90);
   });
@@ -51,7 +53,12 @@ describe("loadConfig", () => {
     expect(config.database.url).toBe("postgres://u:secret@db:5432/briefbot");
     expect(config.models.endpoints[0]?.url).toBe("http://127.0.0.1:11435");
     expect(config.models.routes.interactive.model).toBe("llama3.1:8b");
-    expect(config.telegram).toEqual({ token: "123:abc", apiRoot: "http://127.0.0.1:8081", webhookUrl: undefined, webhookSecret: undefined });
+    expect(config.telegram).toEqual({
+      token: "123:abc",
+      apiRoot: "http://127.0.0.1:8081",
+      webhookUrl: undefined,
+      webhookSecret: undefined,
+    });
     expect(config.slack?.apiUrl).toBe("http://127.0.0.1:4010/api/");
     expect(config.openMeteo.forecastUrl).toBe("http://127.0.0.1:9000");
     expect(config.port).toBe(8080);
@@ -102,9 +109,15 @@ describe("loadConfig", () => {
   });
 
   it("says clearly when the file is missing, unparseable or has unknown keys", () => {
-    expect(problemsOf({ BRIEFBOT_CONFIG: "/nope.yml" })).toEqual(["BRIEFBOT_CONFIG: cannot read /nope.yml (ENOENT)"]);
-    expect(problemsOf({ BRIEFBOT_CONFIG: "b.json" }, { "b.json": "{ nope" })[0]).toMatch(/^BRIEFBOT_CONFIG: b.json is not valid JSON/);
-    expect(problemsOf({ BRIEFBOT_CONFIG: "c.yml" }, { "c.yml": "colour: blue" })[0]).toMatch(/^BRIEFBOT_CONFIG: .*colour/);
+    expect(problemsOf({ BRIEFBOT_CONFIG: "/nope.yml" })).toEqual([
+      "BRIEFBOT_CONFIG: cannot read /nope.yml (ENOENT)",
+    ]);
+    expect(problemsOf({ BRIEFBOT_CONFIG: "b.json" }, { "b.json": "{ nope" })[0]).toMatch(
+      /^BRIEFBOT_CONFIG: b.json is not valid JSON/,
+    );
+    expect(problemsOf({ BRIEFBOT_CONFIG: "c.yml" }, { "c.yml": "colour: blue" })[0]).toMatch(
+      /^BRIEFBOT_CONFIG: .*colour/,
+    );
   });
 
   it("refuses an unusable OLLAMA_HOST", () => {

@@ -1,5 +1,13 @@
 import { expect, it } from "vitest";
-import { completeTask, createTask, deleteTask, getTask, isPastDue, listTasks, updateTask } from "../../db/queries/tasks.ts";
+import {
+  completeTask,
+  createTask,
+  deleteTask,
+  getTask,
+  isPastDue,
+  listTasks,
+  updateTask,
+} from "../../db/queries/tasks.ts";
 import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
 
 const titles = (rows: { title: string }[]) => rows.map((row) => row.title);
@@ -28,10 +36,16 @@ describeEachDatabase("task filters in the user's time zone", (getDb) => {
     await createTask(db, { userId: london.id, title: "Clocks went forward", dueDate: "2026-03-29" });
     const who = (iso: string) => ({ userId: london.id, timeZone: "Europe/London", now: new Date(iso) });
     expect(titles(await listTasks(db, who("2026-03-28T23:30:00Z"), "due_today"))).toEqual([]);
-    expect(titles(await listTasks(db, who("2026-03-29T00:30:00Z"), "due_today"))).toEqual(["Clocks went forward"]);
+    expect(titles(await listTasks(db, who("2026-03-29T00:30:00Z"), "due_today"))).toEqual([
+      "Clocks went forward",
+    ]);
     // 23:30 BST on the 29th is 22:30 UTC: still the 29th locally.
-    expect(titles(await listTasks(db, who("2026-03-29T22:30:00Z"), "due_today"))).toEqual(["Clocks went forward"]);
-    expect(titles(await listTasks(db, who("2026-03-29T23:30:00Z"), "overdue"))).toEqual(["Clocks went forward"]);
+    expect(titles(await listTasks(db, who("2026-03-29T22:30:00Z"), "due_today"))).toEqual([
+      "Clocks went forward",
+    ]);
+    expect(titles(await listTasks(db, who("2026-03-29T23:30:00Z"), "overdue"))).toEqual([
+      "Clocks went forward",
+    ]);
   });
 
   it("keeps New York's today right across the fall-back change", async () => {
@@ -69,7 +83,9 @@ describeEachDatabase("task filters in the user's time zone", (getDb) => {
     const owner = await createTestUser(db);
     const intruder = await createTestUser(db);
     const task = await createTask(db, { userId: owner.id, title: "Private" });
-    await expect(updateTask(db, intruder.id, task.id, { title: "Hacked" }, now)).rejects.toThrow(`no task ${task.id}`);
+    await expect(updateTask(db, intruder.id, task.id, { title: "Hacked" }, now)).rejects.toThrow(
+      `no task ${task.id}`,
+    );
     await expect(completeTask(db, intruder.id, task.id, now)).rejects.toThrow(`no task ${task.id}`);
     await expect(deleteTask(db, intruder.id, task.id)).rejects.toThrow(`no task ${task.id}`);
     expect(await getTask(db, owner.id, task.id)).toMatchObject({ title: "Private", status: "open" });
@@ -80,5 +96,7 @@ it("isPastDue compares the due time with the user's wall clock", () => {
   const task = { dueDate: "2026-12-01", dueTime: "09:00", status: "open" as const };
   expect(isPastDue(task, new Date("2026-11-30T20:30:00Z"), "Pacific/Auckland")).toBe(true); // 09:30 NZDT
   expect(isPastDue(task, new Date("2026-11-30T19:30:00Z"), "Pacific/Auckland")).toBe(false); // 08:30 NZDT
-  expect(isPastDue({ ...task, dueTime: null }, new Date("2026-12-01T23:00:00Z"), "Pacific/Auckland")).toBe(true);
+  expect(isPastDue({ ...task, dueTime: null }, new Date("2026-12-01T23:00:00Z"), "Pacific/Auckland")).toBe(
+    true,
+  );
 });

@@ -20,6 +20,8 @@ export interface CliHarnessOptions {
   clock?: Clock;
   fetch?: typeof fetch;
   families?: RegisterCommands[];
+  /** Replaces parts of the loaded configuration, e.g. model routes pointing at a test server. */
+  config?: Partial<Config>;
 }
 
 export function cliHarness(getDb: () => Database, options: CliHarnessOptions = {}) {
@@ -35,12 +37,16 @@ export function cliHarness(getDb: () => Database, options: CliHarnessOptions = {
       },
     };
     const context = async (): Promise<CliContext> => {
-      const config: Config = loadConfig(options.env ?? {}, () => {
-        throw new Error("no config file in tests");
-      });
-      const db = getDb();
+      const config: Config = {
+        ...loadConfig(options.env ?? {}, () => {
+          throw new Error("no config file in tests");
+        }),
+        ...options.config,
+      };
       const database: OpenDatabase = {
-        db,
+        get db() {
+          return getDb();
+        },
         kind: "pglite",
         location: "test",
         migrate: async () => {},
@@ -48,7 +54,10 @@ export function cliHarness(getDb: () => Database, options: CliHarnessOptions = {
         close: async () => {},
       };
       return {
-        db,
+        // Lazy, so commands that never touch the database need none.
+        get db() {
+          return getDb();
+        },
         database,
         config,
         clock: options.clock ?? systemClock,

@@ -15,7 +15,8 @@ import { afterAll, beforeAll, describe } from "vitest";
 import { type Database, type OpenDatabase, openDatabase } from "../../db/client.ts";
 import { type NewUser, type User, users } from "../../db/schema/index.ts";
 
-export const TEST_POSTGRES_URL = process.env.BRIEFBOT_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+export const TEST_POSTGRES_URL =
+  process.env.BRIEFBOT_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 export type DatabaseKind = "pglite" | "postgres";
 
@@ -49,7 +50,10 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
   };
 }
 
-export function describeEachDatabase(name: string, suite: (getDb: () => Database, kind: DatabaseKind) => void): void {
+export function describeEachDatabase(
+  name: string,
+  suite: (getDb: () => Database, kind: DatabaseKind) => void,
+): void {
   for (const kind of ["pglite", "postgres"] as const) {
     describe(`${name} [${kind}]`, () => {
       let testDb: TestDatabase | undefined;

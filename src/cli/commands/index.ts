@@ -1,5 +1,6 @@
 import type { RegisterCommands } from "../context.ts";
 import { registerMigrateCommand } from "./migrate.ts";
+import { registerModelsCommand } from "./models.ts";
 import { registerNoteCommands } from "./note.ts";
 import { registerProjectCommands } from "./project.ts";
 import { registerStartCommand } from "./start.ts";
@@ -14,4 +15,5 @@ export const COMMAND_FAMILIES: RegisterCommands[] = [
   registerTaskCommands,
   registerProjectCommands,
   registerNoteCommands,
+  registerModelsCommand,
 ];

@@ -8,7 +8,9 @@ export const registerMigrateCommand: RegisterCommands = (program, context) => {
     .action(() =>
       withContext(context, async (ctx) => {
         // The context factory has already migrated; saying where keeps the operator oriented.
-        ctx.out.line(`database is up to date (${ctx.config.database.url ? "PostgreSQL" : `PGlite in ${ctx.config.database.dataDir}`})`);
+        ctx.out.line(
+          `database is up to date (${ctx.config.database.url ? "PostgreSQL" : `PGlite in ${ctx.config.database.dataDir}`})`,
+        );
       }),
     );
 };

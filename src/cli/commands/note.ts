@@ -25,7 +25,12 @@ export const registerNoteCommands: RegisterCommands = (program, context) => {
         const owner = await requireUserByName(ctx.db, options.user);
         const body = words.join(" ").trim();
         if (!body) throw new CliError("a note needs text");
-        const created = await createNote(ctx.db, { userId: owner.id, body, title: options.title ?? "", createdAt: ctx.clock.now() });
+        const created = await createNote(ctx.db, {
+          userId: owner.id,
+          body,
+          title: options.title ?? "",
+          createdAt: ctx.clock.now(),
+        });
         if (options.json) ctx.out.json(created);
         else ctx.out.line(`added note ${created.id}`);
       }),
@@ -39,14 +44,18 @@ export const registerNoteCommands: RegisterCommands = (program, context) => {
     .option("--json", "machine-readable output")
     .action((options: NoteOptions) =>
       withContext(context, async (ctx) => {
-        const recentDays = options.recentDays ? parsePositiveInt("--recent-days", options.recentDays) : undefined;
+        const recentDays = options.recentDays
+          ? parsePositiveInt("--recent-days", options.recentDays)
+          : undefined;
         const owner = await requireUserByName(ctx.db, options.user);
         const rows = await listNotes(ctx.db, owner.id, { now: ctx.clock.now(), recentDays, limit: 100 });
         if (options.json) return ctx.out.json(rows);
         if (rows.length === 0) return ctx.out.line("no notes");
         for (const row of rows) {
           const heading = row.title ? `${row.title}: ` : "";
-          ctx.out.line(`${String(row.id).padStart(4)}  ${formatLocal(row.createdAt, owner.timeZone)}  ${heading}${row.body.replace(/\s+/g, " ")}`);
+          ctx.out.line(
+            `${String(row.id).padStart(4)}  ${formatLocal(row.createdAt, owner.timeZone)}  ${heading}${row.body.replace(/\s+/g, " ")}`,
+          );
         }
       }),
     );

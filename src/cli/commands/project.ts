@@ -13,7 +13,8 @@ interface ProjectOptions {
 }
 
 function parseStatus(value: string): ProjectStatus {
-  if (!(STATUSES as string[]).includes(value)) throw new CliError(`--status "${value}" must be one of ${STATUSES.join(", ")}`);
+  if (!(STATUSES as string[]).includes(value))
+    throw new CliError(`--status "${value}" must be one of ${STATUSES.join(", ")}`);
   return value as ProjectStatus;
 }
 
@@ -33,8 +34,14 @@ export const registerProjectCommands: RegisterCommands = (program, context) => {
         const name = words.join(" ").trim();
         if (!name) throw new CliError("a project needs a name");
         const status = parseStatus(options.status ?? "active");
-        if (await findProjectByName(ctx.db, owner.id, name)) throw new CliError(`${owner.name} already has a project "${name}"`);
-        const created = await createProject(ctx.db, { userId: owner.id, name, summary: options.summary ?? "", status });
+        if (await findProjectByName(ctx.db, owner.id, name))
+          throw new CliError(`${owner.name} already has a project "${name}"`);
+        const created = await createProject(ctx.db, {
+          userId: owner.id,
+          name,
+          summary: options.summary ?? "",
+          status,
+        });
         if (options.json) ctx.out.json(created);
         else ctx.out.line(`added project ${created.id}: ${created.name} (${created.status})`);
       }),
@@ -54,7 +61,9 @@ export const registerProjectCommands: RegisterCommands = (program, context) => {
         if (options.json) return ctx.out.json(rows);
         if (rows.length === 0) return ctx.out.line("no projects");
         for (const row of rows) {
-          ctx.out.line(`${String(row.id).padStart(4)}  ${row.name} (${row.status})${row.summary ? ` — ${row.summary}` : ""}`);
+          ctx.out.line(
+            `${String(row.id).padStart(4)}  ${row.name} (${row.status})${row.summary ? ` — ${row.summary}` : ""}`,
+          );
         }
       }),
     );

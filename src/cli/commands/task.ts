@@ -1,5 +1,12 @@
-import { createTask, listTasks, TASK_FILTERS, type TaskFilter, completeTask, getTask } from "../../../db/queries/tasks.ts";
 import { findProjectByName } from "../../../db/queries/projects.ts";
+import {
+  completeTask,
+  createTask,
+  getTask,
+  listTasks,
+  TASK_FILTERS,
+  type TaskFilter,
+} from "../../../db/queries/tasks.ts";
 import { requireUserByName } from "../../../db/queries/users.ts";
 import type { Task } from "../../../db/schema/users.ts";
 import { CliError, type RegisterCommands, withContext } from "../context.ts";
@@ -41,7 +48,10 @@ export const registerTaskCommands: RegisterCommands = (program, context) => {
         let projectId: number | null = null;
         if (options.project) {
           const project = await findProjectByName(ctx.db, owner.id, options.project);
-          if (!project) throw new CliError(`${owner.name} has no project "${options.project}" (see: briefbot project list)`);
+          if (!project)
+            throw new CliError(
+              `${owner.name} has no project "${options.project}" (see: briefbot project list)`,
+            );
           projectId = project.id;
         }
         const created = await createTask(ctx.db, {
@@ -71,7 +81,11 @@ export const registerTaskCommands: RegisterCommands = (program, context) => {
           throw new CliError(`--filter "${filter}" must be one of ${TASK_FILTERS.join(", ")}`);
         }
         const owner = await requireUserByName(ctx.db, options.user);
-        const rows = await listTasks(ctx.db, { userId: owner.id, timeZone: owner.timeZone, now: ctx.clock.now() }, filter as TaskFilter);
+        const rows = await listTasks(
+          ctx.db,
+          { userId: owner.id, timeZone: owner.timeZone, now: ctx.clock.now() },
+          filter as TaskFilter,
+        );
         if (options.json) return ctx.out.json(rows);
         if (rows.length === 0) return ctx.out.line(`no ${filter.replace("_", " ")} tasks`);
         for (const row of rows) ctx.out.line(`${String(row.id).padStart(4)}  ${describeTask(row)}`);

@@ -32,15 +32,21 @@ interface UserOptions {
 }
 
 export const registerUserCommands: RegisterCommands = (program, context) => {
-  const user = program.command("user").description("people briefbot serves, their zones, slots and platform links");
+  const user = program
+    .command("user")
+    .description("people briefbot serves, their zones, slots and platform links");
 
   withUserOptions(user.command("add <name>").description("add a user (a time zone is required)"))
     .requiredOption("--tz <zone>", "IANA time zone, e.g. Europe/London")
-    .action((name: string, options: UserOptions) => withContext(context, (ctx) => addUser(ctx, name, options)));
+    .action((name: string, options: UserOptions) =>
+      withContext(context, (ctx) => addUser(ctx, name, options)),
+    );
 
   withUserOptions(user.command("set <name>").description("change a user's settings"))
     .option("--tz <zone>", "IANA time zone")
-    .action((name: string, options: UserOptions) => withContext(context, (ctx) => setUser(ctx, name, options)));
+    .action((name: string, options: UserOptions) =>
+      withContext(context, (ctx) => setUser(ctx, name, options)),
+    );
 
   user
     .command("link <name>")
@@ -50,7 +56,8 @@ export const registerUserCommands: RegisterCommands = (program, context) => {
     .option("--team <id>", "Slack team id (T…)")
     .action((name: string, options: UserOptions) =>
       withContext(context, async (ctx) => {
-        if (!options.telegram && !options.slack) throw new CliError("user link needs --telegram <id> or --slack <id>");
+        if (!options.telegram && !options.slack)
+          throw new CliError("user link needs --telegram <id> or --slack <id>");
         const target = await requireUserByName(ctx.db, name);
         const links = parseLinks(options);
         await ensureLinksFree(ctx.db, links, target.id);
@@ -68,7 +75,10 @@ export const registerUserCommands: RegisterCommands = (program, context) => {
         const rows = await listUsers(ctx.db);
         if (options.json) return ctx.out.json(rows);
         if (rows.length === 0) return ctx.out.line("no users yet: briefbot user add <name> --tz <zone>");
-        for (const row of rows) ctx.out.line(`${row.name}  ${row.timeZone}  ${row.locationName ?? "no location"}  ${row.briefingMode}`);
+        for (const row of rows)
+          ctx.out.line(
+            `${row.name}  ${row.timeZone}  ${row.locationName ?? "no location"}  ${row.briefingMode}`,
+          );
       }),
     );
 
@@ -94,7 +104,11 @@ function withUserOptions(command: Command): Command {
     .option("--telegram <id>", "link a Telegram numeric user id")
     .option("--slack <id>", "link a Slack user id (U…)")
     .option("--team <id>", "Slack team id (T…)")
-    .option("--slot <slot=time>", "briefing slot time or off, e.g. morning=07:00, midday=off (repeatable)", collect)
+    .option(
+      "--slot <slot=time>",
+      "briefing slot time or off, e.g. morning=07:00, midday=off (repeatable)",
+      collect,
+    )
     .option("--mode <mode>", "briefing mode: agentic or legacy")
     .option("--model <name>", "preferred model")
     .option("--profile <text>", "free-text profile: tone, interests")
@@ -102,9 +116,15 @@ function withUserOptions(command: Command): Command {
 }
 
 async function addUser(ctx: CliContext, name: string, options: UserOptions): Promise<void> {
-  if (!/^[\w.@-]{1,64}$/.test(name)) throw new CliError(`user name "${name}" may only use letters, digits, . _ - @`);
-  if (await findUserByName(ctx.db, name)) throw new CliError(`a user named "${name}" already exists (use: briefbot user set)`);
-  const values: NewUser = { name, timeZone: parseTimeZone(options.tz ?? ""), slots: { ...DEFAULT_SLOT_TIMES } };
+  if (!/^[\w.@-]{1,64}$/.test(name))
+    throw new CliError(`user name "${name}" may only use letters, digits, . _ - @`);
+  if (await findUserByName(ctx.db, name))
+    throw new CliError(`a user named "${name}" already exists (use: briefbot user set)`);
+  const values: NewUser = {
+    name,
+    timeZone: parseTimeZone(options.tz ?? ""),
+    slots: { ...DEFAULT_SLOT_TIMES },
+  };
   // Validate everything before the first write, so a bad option leaves nothing behind.
   const changes = await settingsFromOptions(ctx, options, DEFAULT_SLOT_TIMES);
   const links = parseLinks(options);
@@ -123,7 +143,8 @@ async function setUser(ctx: CliContext, name: string, options: UserOptions): Pro
   if (options.tz !== undefined) changes.timeZone = parseTimeZone(options.tz);
   const links = parseLinks(options);
   await ensureLinksFree(ctx.db, links, existing.id);
-  if (Object.keys(changes).length === 0 && links.length === 0) throw new CliError("nothing to change: give at least one option");
+  if (Object.keys(changes).length === 0 && links.length === 0)
+    throw new CliError("nothing to change: give at least one option");
   const updated = await ctx.db.transaction(async (tx) => {
     const row = Object.keys(changes).length > 0 ? await updateUser(tx, existing.id, changes) : existing;
     for (const link of links) await linkIdentity(tx, row.id, link);
@@ -132,20 +153,27 @@ async function setUser(ctx: CliContext, name: string, options: UserOptions): Pro
   report(ctx, updated, options, `updated ${updated.name}`);
 }
 
-async function settingsFromOptions(ctx: CliContext, options: UserOptions, currentSlots: SlotTimes): Promise<Partial<NewUser>> {
+async function settingsFromOptions(
+  ctx: CliContext,
+  options: UserOptions,
+  currentSlots: SlotTimes,
+): Promise<Partial<NewUser>> {
   const changes: Partial<NewUser> = {};
-  if (options.slot && options.slot.length > 0) changes.slots = { ...currentSlots, ...parseSlotAssignments(options.slot) };
+  if (options.slot && options.slot.length > 0)
+    changes.slots = { ...currentSlots, ...parseSlotAssignments(options.slot) };
   if (options.mode !== undefined) changes.briefingMode = parseMode(options.mode);
   if (options.model !== undefined) changes.preferredModel = options.model.trim() || null;
   if (options.profile !== undefined) changes.profile = options.profile;
-  if ((options.lat === undefined) !== (options.lon === undefined)) throw new CliError("--lat and --lon go together");
+  if ((options.lat === undefined) !== (options.lon === undefined))
+    throw new CliError("--lat and --lon go together");
   if (options.lat !== undefined && options.lon !== undefined) {
     changes.latitude = parseCoordinate("--lat", options.lat);
     changes.longitude = parseCoordinate("--lon", options.lon);
     changes.locationName = options.location?.trim() || `${changes.latitude}, ${changes.longitude}`;
   } else if (options.location !== undefined) {
     const result = await resolveLocation(ctx.fetch, ctx.config.openMeteo.geocodingUrl, options.location);
-    if (result.kind === "not-found") throw new CliError(`no place called "${options.location}" was found; try --lat and --lon`);
+    if (result.kind === "not-found")
+      throw new CliError(`no place called "${options.location}" was found; try --lat and --lon`);
     if (result.kind === "ambiguous") {
       throw new CliError(
         `"${options.location}" is ambiguous: ${describeCandidates(result.candidates)} — give a more precise name (e.g. "Lisbon, Portugal") or --lat/--lon`,
@@ -158,18 +186,26 @@ async function settingsFromOptions(ctx: CliContext, options: UserOptions, curren
   return changes;
 }
 
-type Link = { platform: "telegram" | "slack"; externalUserId: string; teamId?: string | null; chatId?: string | null };
+type Link = {
+  platform: "telegram" | "slack";
+  externalUserId: string;
+  teamId?: string | null;
+  chatId?: string | null;
+};
 
 function parseLinks(options: UserOptions): Link[] {
   const links: Link[] = [];
   if (options.telegram !== undefined) {
-    if (!/^\d{1,20}$/.test(options.telegram)) throw new CliError(`--telegram "${options.telegram}" is not a numeric Telegram user id`);
+    if (!/^\d{1,20}$/.test(options.telegram))
+      throw new CliError(`--telegram "${options.telegram}" is not a numeric Telegram user id`);
     // In a private chat the chat id equals the user id, so delivery can start before they write.
     links.push({ platform: "telegram", externalUserId: options.telegram, chatId: options.telegram });
   }
   if (options.slack !== undefined) {
-    if (!/^[UW][A-Z0-9]{2,}$/.test(options.slack)) throw new CliError(`--slack "${options.slack}" is not a Slack user id (like U012ABCDEF)`);
-    if (options.team !== undefined && !/^T[A-Z0-9]{2,}$/.test(options.team)) throw new CliError(`--team "${options.team}" is not a Slack team id`);
+    if (!/^[UW][A-Z0-9]{2,}$/.test(options.slack))
+      throw new CliError(`--slack "${options.slack}" is not a Slack user id (like U012ABCDEF)`);
+    if (options.team !== undefined && !/^T[A-Z0-9]{2,}$/.test(options.team))
+      throw new CliError(`--team "${options.team}" is not a Slack team id`);
     links.push({ platform: "slack", externalUserId: options.slack, teamId: options.team ?? null });
   }
   return links;

@@ -1,0 +1,106 @@
+import type { ResolvedModelRoutes } from "../../config/model-routes.ts";
+import type { ModelsInspection, RouteInspection } from "../../models/inspect.ts";
+import { createModelClient } from "../../models/router.ts";
+import { CliError, type RegisterCommands, withContext } from "../context.ts";
+
+export interface ModelsReportDeps {
+  routes: ResolvedModelRoutes;
+  fetch?: typeof fetch;
+  /** Per probe. Default 5 s, so a dead endpoint does not hang the command. */
+  probeTimeoutMs?: number;
+}
+
+/** Probes every endpoint and route: `/api/version`, `/api/ps`, `/api/show`. */
+export function inspectModelRoutes(deps: ModelsReportDeps): Promise<ModelsInspection> {
+  const client = createModelClient({
+    routes: deps.routes,
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+    probeTimeoutMs: deps.probeTimeoutMs ?? 5000,
+  });
+  return client.inspect();
+}
+
+/** `briefbot models` output: the human report, or JSON with `json: true`. */
+export async function modelsReport(deps: ModelsReportDeps & { json?: boolean }): Promise<string> {
+  const inspection = await inspectModelRoutes(deps);
+  return deps.json ? JSON.stringify(inspection, null, 2) : formatModelsReport(inspection);
+}
+
+export function formatModelsReport(inspection: ModelsInspection): string {
+  const lines: string[] = ["Endpoints"];
+  const width = Math.max(...inspection.endpoints.map((endpoint) => endpoint.name.length), 4);
+  for (const endpoint of inspection.endpoints) {
+    const status = endpoint.reachable
+      ? `reachable, Ollama ${endpoint.version ?? "?"}`
+      : `UNREACHABLE: ${endpoint.error ?? "no answer"}`;
+    lines.push(
+      `  ${endpoint.name.padEnd(width)}  ${endpoint.url}  ${status}  (concurrency ${endpoint.concurrency})`,
+    );
+    if (endpoint.reachable) {
+      const loaded = endpoint.loaded.map(
+        (model) => `${model.name}${model.contextLength === null ? "" : ` (num_ctx ${model.contextLength})`}`,
+      );
+      lines.push(`  ${"".padEnd(width)}  loaded: ${loaded.length > 0 ? loaded.join(", ") : "none"}`);
+    }
+  }
+  lines.push("", "Routes");
+  for (const route of inspection.routes) lines.push(...formatRoute(route, inspection));
+  return lines.join("\n");
+}
+
+function formatRoute(route: RouteInspection, inspection: ModelsInspection): string[] {
+  const where = route.fallback ? `${route.endpoint} (fallback ${route.fallback})` : route.endpoint;
+  const keepAlive = route.keepAlive === null ? "" : `, keep_alive ${route.keepAlive}`;
+  const lines = [
+    `  ${route.role.padEnd(11)}  ${route.model} on ${where}, num_ctx ${route.numCtx}${keepAlive}`,
+  ];
+  const indent = `  ${"".padEnd(11)}  `;
+  const capabilities = route.capabilities;
+  if (capabilities) {
+    const facts = [
+      capabilities.parameterSize ?? "size unknown",
+      capabilities.quantization,
+      capabilities.contextLength === null ? null : `trained context ${capabilities.contextLength}`,
+    ].filter((fact) => fact !== null);
+    lines.push(
+      `${indent}${facts.join(", ")}; capabilities: ${capabilities.capabilities.join(", ") || "none"}`,
+    );
+  } else {
+    lines.push(`${indent}capabilities unknown: ${route.capabilityError ?? "no answer"}`);
+  }
+  const loaded = inspection.endpoints
+    .find((endpoint) => endpoint.name === route.endpoint)
+    ?.loaded.find((model) => model.name === route.model);
+  if (loaded?.contextLength != null && loaded.contextLength !== route.numCtx) {
+    lines.push(
+      `${indent}loaded with num_ctx ${loaded.contextLength}: the next request reloads it at ${route.numCtx}`,
+    );
+  }
+  const verdict = route.agentic;
+  const checkedElsewhere = verdict.endpoint !== route.endpoint ? ` (checked on ${verdict.endpoint})` : "";
+  lines.push(
+    `${indent}agentic briefings: ${verdict.ok ? "yes" : `no, ${verdict.reason ?? "unknown reason"}`}${checkedElsewhere}`,
+  );
+  return lines;
+}
+
+/** `briefbot models [--json]`: exit code 1 when an endpoint is unreachable. */
+export const registerModelsCommand: RegisterCommands = (program, context) => {
+  program
+    .command("models")
+    .description(
+      "list Ollama endpoints, loaded models, and whether each route's model can run agentic briefings",
+    )
+    .option("--json", "print JSON instead of the report")
+    .action((flags: { json?: boolean }) =>
+      withContext(context, async (ctx) => {
+        const inspection = await inspectModelRoutes({ routes: ctx.config.models, fetch: ctx.fetch });
+        if (flags.json) ctx.out.json(inspection);
+        else ctx.out.line(formatModelsReport(inspection));
+        const down = inspection.endpoints.filter((endpoint) => !endpoint.reachable);
+        if (down.length > 0) {
+          throw new CliError(`unreachable: ${down.map((endpoint) => endpoint.name).join(", ")}`, 1);
+        }
+      }),
+    );
+};

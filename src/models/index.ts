@@ -1,0 +1,19 @@
+export { DEFAULT_RETRY, type RetryPolicy, type Sleep } from "./backoff.ts";
+export {
+  agenticProblem,
+  capabilitiesFromShow,
+  type ModelCapabilities,
+  parseParameterSize,
+  SMALLEST_AGENTIC_PARAMETERS,
+} from "./capabilities.ts";
+export { EndpointQueue, type EndpointQueueStats, type QueueSlot, type WaitTotals } from "./endpoint-queue.ts";
+export type { EndpointInspection, LoadedModel, ModelsInspection, RouteInspection } from "./inspect.ts";
+export { estimatePromptTokens, looksTruncated } from "./prompt-size.ts";
+export {
+  createModelClient,
+  type ModelClientOptions,
+  type ModelEvent,
+  type ModelLogger,
+  type ModelRouter,
+} from "./router.ts";
+export { recoverToolCalls } from "./tool-call-recovery.ts";

@@ -1,0 +1,192 @@
+import { type Message, Ollama, type Tool } from "ollama";
+import type { ChatMessage, ToolCall, ToolSchema } from "../core/model.ts";
+
+/** One streamed `/api/chat` call against one endpoint, through the official client. No retries here. */
+export interface StreamChatParams {
+  url: string;
+  model: string;
+  messages: ChatMessage[];
+  tools?: ToolSchema[];
+  numCtx: number;
+  keepAlive?: string | number;
+  fetch: typeof fetch;
+  /** Longest silence allowed before the first chunk and between chunks. */
+  stallTimeoutMs: number;
+  signal?: AbortSignal;
+  onToken?: (fragment: string) => void;
+}
+
+export interface StreamChatOutcome {
+  content: string;
+  toolCalls: ToolCall[];
+  promptEvalCount: number | null;
+  evalCount: number | null;
+  doneReason: string | null;
+}
+
+export type AttemptFailure =
+  /** Non-2xx before streaming: Ollama's real status code and `{"error"}` message. */
+  | { kind: "http"; status: number; message: string }
+  /** Refused, reset, or the stream ended without a `done` line. */
+  | { kind: "connection"; message: string }
+  /** An `{"error"}` NDJSON line on a 200 stream. */
+  | { kind: "stream-error"; message: string }
+  | { kind: "stall"; message: string }
+  /** The caller's signal fired. */
+  | { kind: "aborted"; message: string };
+
+export class AttemptError extends Error {
+  constructor(
+    readonly failure: AttemptFailure,
+    /** Whether content already reached `onToken`: repeating the request would show it twice. */
+    readonly emitted: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(failure.message, options);
+    this.name = "AttemptError";
+  }
+}
+
+const NO_DONE_MESSAGE = "Did not receive done or success response in stream.";
+
+export async function streamChat(params: StreamChatParams): Promise<StreamChatOutcome> {
+  const controller = new AbortController();
+  let stalled = false;
+  let watchdog: NodeJS.Timeout | undefined;
+  const armWatchdog = () => {
+    clearTimeout(watchdog);
+    watchdog = setTimeout(() => {
+      stalled = true;
+      controller.abort(new Error(`no data from Ollama for ${params.stallTimeoutMs} ms`));
+    }, params.stallTimeoutMs);
+  };
+  const onCallerAbort = () => controller.abort(params.signal?.reason);
+  params.signal?.addEventListener("abort", onCallerAbort, { once: true });
+  // ollama-js only aborts streams it has already opened; this signal also covers the wait for headers,
+  // which is where a cold model load or a hung server sits.
+  const fetchWithDeadline: typeof fetch = (input, init) =>
+    params.fetch(input, {
+      ...init,
+      signal: init?.signal ? AbortSignal.any([init.signal, controller.signal]) : controller.signal,
+    });
+  // One client per request: `Ollama.abort()` would cancel every stream of a shared instance.
+  const client = new Ollama({ host: params.url, fetch: fetchWithDeadline });
+
+  let emitted = false;
+  const outcome: StreamChatOutcome = {
+    content: "",
+    toolCalls: [],
+    promptEvalCount: null,
+    evalCount: null,
+    doneReason: null,
+  };
+  try {
+    params.signal?.throwIfAborted();
+    armWatchdog();
+    const stream = await client.chat({
+      model: params.model,
+      messages: params.messages.map(toOllamaMessage),
+      ...(params.tools && params.tools.length > 0 ? { tools: params.tools as unknown as Tool[] } : {}),
+      options: { num_ctx: params.numCtx },
+      ...(params.keepAlive === undefined ? {} : { keep_alive: params.keepAlive }),
+      stream: true,
+    });
+    for await (const chunk of stream) {
+      armWatchdog();
+      const fragment = chunk.message?.content ?? "";
+      if (fragment !== "") {
+        outcome.content += fragment;
+        emitted = params.onToken !== undefined;
+        params.onToken?.(fragment);
+      }
+      // Tool calls arrive in a done:false chunk on the template path and on the done chunk on the
+      // llama-server path (notes §2): read every chunk.
+      for (const call of chunk.message?.tool_calls ?? []) outcome.toolCalls.push(fromOllamaToolCall(call));
+      if (chunk.done) {
+        outcome.promptEvalCount = numberOrNull(chunk.prompt_eval_count);
+        outcome.evalCount = numberOrNull(chunk.eval_count);
+        outcome.doneReason = chunk.done_reason ?? null;
+      }
+    }
+    return outcome;
+  } catch (error) {
+    throw new AttemptError(
+      classify(error, { stalled, callerAborted: params.signal?.aborted ?? false }),
+      emitted,
+      {
+        cause: error,
+      },
+    );
+  } finally {
+    clearTimeout(watchdog);
+    params.signal?.removeEventListener("abort", onCallerAbort);
+  }
+}
+
+function classify(error: unknown, state: { stalled: boolean; callerAborted: boolean }): AttemptFailure {
+  if (state.callerAborted) return { kind: "aborted", message: "request aborted by caller" };
+  if (state.stalled) return { kind: "stall", message: errorMessage(error) };
+  if (error instanceof Error && error.name === "ResponseError") {
+    const status = (error as Error & { status_code?: unknown }).status_code;
+    if (typeof status === "number") return { kind: "http", status, message: error.message };
+  }
+  // ollama-js throws a plain `Error(line.error)` for a mid-stream error line; undici throws TypeErrors.
+  if (error instanceof Error && error.constructor === Error && error.message !== NO_DONE_MESSAGE) {
+    return { kind: "stream-error", message: error.message };
+  }
+  return { kind: "connection", message: errorMessage(error) };
+}
+
+function errorMessage(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause;
+  if (cause instanceof Error) {
+    const code = (cause as Error & { code?: unknown }).code;
+    return `${error.message}: ${typeof code === "string" ? `${code} ` : ""}${cause.message}`;
+  }
+  return error.message;
+}
+
+function toOllamaMessage(message: ChatMessage): Message {
+  switch (message.role) {
+    case "tool":
+      // ollama-js's Message type lacks `tool_call_id`; Ollama ≥ 0.12.10 reads it and older servers ignore it.
+      return {
+        role: "tool",
+        content: message.content,
+        tool_name: message.tool_name,
+        ...(message.tool_call_id === undefined ? {} : { tool_call_id: message.tool_call_id }),
+      } as Message;
+    case "assistant":
+      return {
+        role: "assistant",
+        content: message.content,
+        ...(message.tool_calls && message.tool_calls.length > 0
+          ? { tool_calls: message.tool_calls as Message["tool_calls"] }
+          : {}),
+      };
+    default:
+      return { role: message.role, content: message.content };
+  }
+}
+
+function fromOllamaToolCall(call: unknown): ToolCall {
+  const record = isRecord(call) ? call : {};
+  const fn = isRecord(record.function) ? record.function : {};
+  return {
+    ...(typeof record.id === "string" ? { id: record.id } : {}),
+    function: {
+      ...(typeof fn.index === "number" ? { index: fn.index } : {}),
+      name: typeof fn.name === "string" ? fn.name : "",
+      arguments: isRecord(fn.arguments) ? fn.arguments : {},
+    },
+  };
+}
+
+function numberOrNull(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

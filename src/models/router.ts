@@ -1,0 +1,362 @@
+import { Ollama } from "ollama";
+import type { ResolvedEndpoint, ResolvedModelRoutes, ResolvedRoute } from "../config/model-routes.ts";
+import {
+  type AgenticVerdict,
+  type ChatRequest,
+  type ChatResult,
+  type ModelClient,
+  ModelError,
+  type ModelRole,
+} from "../core/model.ts";
+import { abortableSleep, backoffDelay, DEFAULT_RETRY, type RetryPolicy, type Sleep } from "./backoff.ts";
+import { agenticProblem, capabilitiesFromShow, type ModelCapabilities } from "./capabilities.ts";
+import { EndpointQueue, type EndpointQueueStats } from "./endpoint-queue.ts";
+import { inspectModels, type ModelsInspection } from "./inspect.ts";
+import { AttemptError, type AttemptFailure, type StreamChatOutcome, streamChat } from "./ollama-stream.ts";
+import { estimatePromptTokens, looksTruncated } from "./prompt-size.ts";
+import { recoverToolCalls } from "./tool-call-recovery.ts";
+
+/** pino-compatible. */
+export interface ModelLogger {
+  warn(details: object, message: string): void;
+  info?(details: object, message: string): void;
+}
+
+/** What the router did, for tests, logs and metrics. */
+export type ModelEvent =
+  | { type: "queued"; role: ModelRole; endpoint: string; model: string }
+  | { type: "started"; role: ModelRole; endpoint: string; model: string; queueWaitMs: number }
+  | {
+      type: "retry";
+      role: ModelRole;
+      endpoint: string;
+      model: string;
+      attempt: number;
+      delayMs: number;
+      error: string;
+    }
+  | { type: "fallback"; role: ModelRole; from: string; to: string; model: string }
+  | { type: "finished"; role: ModelRole; endpoint: string; model: string }
+  | { type: "failed"; role: ModelRole; endpoint: string; model: string; error: string };
+
+export interface ModelClientOptions {
+  routes: ResolvedModelRoutes;
+  /** Defaults to the global fetch. */
+  fetch?: typeof fetch;
+  logger?: ModelLogger;
+  retry?: Partial<RetryPolicy>;
+  /** Longest silence (before the first chunk or between chunks) before a request is aborted. Default 120 s. */
+  stallTimeoutMs?: number;
+  /** For `/api/show`, `/api/version`, `/api/ps`. Default 10 s. */
+  probeTimeoutMs?: number;
+  sleep?: Sleep;
+  /** Monotonic milliseconds, for durations and queue waits. */
+  now?: () => number;
+  onEvent?: (event: ModelEvent) => void;
+  /** Let interactive work jump queued briefing/background work. Default true; off only for the bench. */
+  prioritizeInteractive?: boolean;
+}
+
+export interface ModelRouter extends ModelClient {
+  /** Queue gauges and wait totals per endpoint, for `/metrics`. */
+  stats(): EndpointQueueStats[];
+  /** `/api/show` for a model on a named endpoint, cached per (endpoint, model) once it succeeds. */
+  capabilities(endpoint: string, model: string): Promise<ModelCapabilities>;
+  /** Reachability, loaded models and each route's verdict, for `briefbot models`. */
+  inspect(): Promise<ModelsInspection>;
+}
+
+const RETRYABLE_STATUSES = new Set([500, 502, 503, 504]);
+
+export function createModelClient(options: ModelClientOptions): ModelRouter {
+  const { routes } = options;
+  const baseFetch = options.fetch ?? globalThis.fetch;
+  const retry: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
+  const stallTimeoutMs = options.stallTimeoutMs ?? 120_000;
+  const probeTimeoutMs = options.probeTimeoutMs ?? 10_000;
+  const sleep = options.sleep ?? abortableSleep;
+  const now = options.now ?? (() => performance.now());
+  const emit = (event: ModelEvent) => options.onEvent?.(event);
+
+  const endpoints = new Map<string, ResolvedEndpoint>(
+    routes.endpoints.map((endpoint) => [endpoint.name, endpoint]),
+  );
+  const queues = new Map<string, EndpointQueue>(
+    routes.endpoints.map((endpoint) => [
+      endpoint.name,
+      new EndpointQueue(endpoint.name, endpoint.concurrency, now, options.prioritizeInteractive ?? true),
+    ]),
+  );
+  for (const route of Object.values(routes.routes)) {
+    for (const name of [route.endpoint, route.fallback]) {
+      if (name !== undefined && !endpoints.has(name)) {
+        throw new Error(`routes.${route.role} names endpoint "${name}", which is not defined`);
+      }
+    }
+  }
+  const endpointNamed = (name: string): ResolvedEndpoint => endpoints.get(name)!;
+  const queueNamed = (name: string): EndpointQueue => queues.get(name)!;
+
+  const probeClient = (endpoint: ResolvedEndpoint) =>
+    new Ollama({
+      host: endpoint.url,
+      fetch: (input, init) => {
+        const deadline = AbortSignal.timeout(probeTimeoutMs);
+        return baseFetch(input, {
+          ...init,
+          signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline,
+        });
+      },
+    });
+
+  const capabilityCache = new Map<string, Promise<ModelCapabilities>>();
+  const capabilities = (endpointName: string, model: string): Promise<ModelCapabilities> => {
+    const endpoint = endpoints.get(endpointName);
+    if (!endpoint) return Promise.reject(new Error(`endpoint "${endpointName}" is not defined`));
+    const key = `${endpoint.url}\u0000${model}`;
+    let cached = capabilityCache.get(key);
+    if (!cached) {
+      cached = probeClient(endpoint)
+        .show({ model })
+        .then((show) => capabilitiesFromShow(model, show));
+      // A failure (endpoint down, model not pulled yet) must not stick.
+      cached.catch(() => capabilityCache.delete(key));
+      capabilityCache.set(key, cached);
+    }
+    return cached;
+  };
+
+  /**
+   * Runs one piece of work on the route's endpoint, then its fallback: queue slot, retries with backoff on
+   * 5xx and connection failures, typed errors for everything the caller can act on.
+   */
+  async function runOnRoute<T>(
+    route: ResolvedRoute,
+    signal: AbortSignal | undefined,
+    work: (endpoint: ResolvedEndpoint) => Promise<T>,
+  ): Promise<{ value: T; endpoint: string; queueWaitMs: number }> {
+    const chain = route.fallback === undefined ? [route.endpoint] : [route.endpoint, route.fallback];
+    const failures: string[] = [];
+    let lastError: unknown;
+    let queueWaitMs = 0;
+    for (const [position, endpointName] of chain.entries()) {
+      const base = { role: route.role, endpoint: endpointName, model: route.model };
+      emit({ type: "queued", ...base });
+      // The slot is held through retries: the endpoint is loading or failing, and work let in meanwhile
+      // would only fail the same way.
+      const slot = await queueNamed(endpointName).acquire(route.role, signal);
+      queueWaitMs += slot.waitedMs;
+      emit({ type: "started", ...base, queueWaitMs: slot.waitedMs });
+      try {
+        for (let attempt = 1; ; attempt += 1) {
+          try {
+            const value = await work(endpointNamed(endpointName));
+            emit({ type: "finished", ...base });
+            return { value, endpoint: endpointName, queueWaitMs };
+          } catch (error) {
+            if (!(error instanceof AttemptError)) throw error;
+            lastError = error;
+            const description = describeFailure(error.failure);
+            emit({ type: "failed", ...base, error: description });
+            throwIfFinal(error, route, endpointName, signal);
+            failures.push(`${endpointName}: ${description}`);
+            if (error.failure.kind === "stall" || attempt >= retry.attempts) break;
+            const delayMs = backoffDelay(retry, attempt);
+            options.logger?.warn(
+              { ...base, attempt, delayMs, error: description },
+              "Ollama request failed; retrying after backoff",
+            );
+            emit({ type: "retry", ...base, attempt, delayMs, error: description });
+            await sleep(delayMs, signal);
+          }
+        }
+      } finally {
+        slot.release();
+      }
+      const next = chain[position + 1];
+      if (next !== undefined) {
+        options.logger?.warn(
+          { ...base, fallback: next, failures },
+          "Ollama endpoint unavailable; using fallback",
+        );
+        emit({ type: "fallback", role: route.role, from: endpointName, to: next, model: route.model });
+      }
+    }
+    throw new ModelError(
+      `No endpoint could serve the ${route.role} route (${route.model}): ${failures.join("; ")}`,
+      "MODEL_UNAVAILABLE",
+      { cause: lastError },
+    );
+  }
+
+  const client: ModelRouter = {
+    async chat(request: ChatRequest): Promise<ChatResult> {
+      const startedAt = now();
+      const route = routes.routes[request.role];
+      const estimatedTokens = estimatePromptTokens(request.messages, request.tools);
+      const { value, endpoint, queueWaitMs } = await runOnRoute(route, request.signal, (target) =>
+        streamChat({
+          url: target.url,
+          model: route.model,
+          messages: request.messages,
+          ...(request.tools ? { tools: request.tools } : {}),
+          numCtx: route.numCtx,
+          ...(route.keepAlive === undefined ? {} : { keepAlive: route.keepAlive }),
+          fetch: baseFetch,
+          stallTimeoutMs,
+          ...(request.signal ? { signal: request.signal } : {}),
+          ...(request.onToken ? { onToken: request.onToken } : {}),
+        }),
+      );
+      if (looksTruncated(estimatedTokens, value.promptEvalCount)) {
+        throw new ModelError(
+          `Ollama ${endpoint} evaluated ${value.promptEvalCount} prompt tokens of about ${estimatedTokens} sent ` +
+            `(num_ctx ${route.numCtx}): the prompt was silently truncated`,
+          "CONTEXT_TRUNCATED",
+        );
+      }
+      return toChatResult(value, request, {
+        endpoint,
+        model: route.model,
+        queueWaitMs,
+        durationMs: now() - startedAt,
+      });
+    },
+
+    async canRunAgentic(role: ModelRole): Promise<AgenticVerdict> {
+      const route = routes.routes[role];
+      const chain = route.fallback === undefined ? [route.endpoint] : [route.endpoint, route.fallback];
+      const reasons: string[] = [];
+      for (const endpoint of chain) {
+        try {
+          const problem = agenticProblem(await capabilities(endpoint, route.model));
+          return problem === undefined
+            ? { ok: true, model: route.model, endpoint }
+            : { ok: false, reason: problem, model: route.model, endpoint };
+        } catch (error) {
+          const status = statusOf(error);
+          if (status === 404) {
+            return {
+              ok: false,
+              reason: `${route.model} is not available on ${endpoint} (${errorText(error)})`,
+              model: route.model,
+              endpoint,
+            };
+          }
+          reasons.push(`${endpoint} unreachable (${errorText(error)})`);
+        }
+      }
+      return { ok: false, reason: reasons.join("; "), model: route.model, endpoint: route.endpoint };
+    },
+
+    async warm(role: ModelRole): Promise<void> {
+      const route = routes.routes[role];
+      // An empty `messages` loads the model; the same num_ctx as real requests avoids a reload later.
+      await runOnRoute(route, undefined, (target) =>
+        streamChat({
+          url: target.url,
+          model: route.model,
+          messages: [],
+          numCtx: route.numCtx,
+          ...(route.keepAlive === undefined ? {} : { keepAlive: route.keepAlive }),
+          fetch: baseFetch,
+          stallTimeoutMs,
+        }),
+      );
+    },
+
+    stats: () => [...queues.values()].map((queue) => queue.stats()),
+    capabilities,
+    inspect: () =>
+      inspectModels({
+        routes,
+        client: (endpoint) => probeClient(endpoint),
+        capabilities,
+        canRunAgentic: (role) => client.canRunAgentic(role),
+        stats: (endpoint) => queueNamed(endpoint).stats(),
+      }),
+  };
+  return client;
+}
+
+/** Errors that end the whole request: no retry, no fallback. */
+function throwIfFinal(
+  error: AttemptError,
+  route: ResolvedRoute,
+  endpoint: string,
+  signal: AbortSignal | undefined,
+): void {
+  const failure = error.failure;
+  const where = `Ollama ${endpoint} (${route.model})`;
+  if (failure.kind === "aborted") throw signal?.reason ?? error;
+  if (failure.kind === "http" && !RETRYABLE_STATUSES.has(failure.status)) {
+    // Ollama ≥ 0.12.6 refuses an overlong prompt instead of truncating when asked to (`truncate: false`).
+    const code = /context length/i.test(failure.message) ? "CONTEXT_TRUNCATED" : "MODEL_REJECTED";
+    throw new ModelError(`${where} refused the request: ${failure.status} ${failure.message}`, code, {
+      cause: error,
+    });
+  }
+  if (failure.kind === "stream-error") {
+    throw new ModelError(`${where} failed mid-stream: ${failure.message}`, "MODEL_UNAVAILABLE", {
+      cause: error,
+    });
+  }
+  if (error.emitted) {
+    // Part of the answer is already on screen; a second run would repeat it.
+    throw new ModelError(`${where} broke off mid-answer: ${failure.message}`, "MODEL_UNAVAILABLE", {
+      cause: error,
+    });
+  }
+}
+
+function describeFailure(failure: AttemptFailure): string {
+  switch (failure.kind) {
+    case "http":
+      return `HTTP ${failure.status} ${failure.message}`;
+    case "stall":
+      return `stalled: ${failure.message}`;
+    default:
+      return failure.message;
+  }
+}
+
+function toChatResult(
+  outcome: StreamChatOutcome,
+  request: ChatRequest,
+  meta: { endpoint: string; model: string; queueWaitMs: number; durationMs: number },
+): ChatResult {
+  let content = outcome.content;
+  let toolCalls = outcome.toolCalls;
+  let recoveredToolCalls = false;
+  if (toolCalls.length === 0 && request.tools && request.tools.length > 0) {
+    const recovered = recoverToolCalls(content, new Set(request.tools.map((tool) => tool.function.name)));
+    if (recovered) {
+      content = recovered.content;
+      toolCalls = recovered.toolCalls;
+      recoveredToolCalls = true;
+    }
+  }
+  return {
+    content,
+    toolCalls,
+    recoveredToolCalls,
+    endpoint: meta.endpoint,
+    model: meta.model,
+    promptEvalCount: outcome.promptEvalCount,
+    evalCount: outcome.evalCount,
+    durationMs: meta.durationMs,
+    queueWaitMs: meta.queueWaitMs,
+  };
+}
+
+function statusOf(error: unknown): number | undefined {
+  const status = (error as { status_code?: unknown } | null)?.status_code;
+  return typeof status === "number" ? status : undefined;
+}
+
+function errorText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const status = statusOf(error);
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
+  return status === undefined ? `${error.message}${cause}` : `${status} ${error.message}`;
+}
