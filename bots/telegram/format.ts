@@ -1,0 +1,106 @@
+/**
+ * Telegram HTML rendering. Every outgoing message is built as a `Piece`: the HTML to send and the same text
+ * without markup, so a message Telegram refuses to parse can be resent as plain text instead of lost.
+ * Data never reaches the HTML unescaped: pieces are only made by the helpers below.
+ */
+
+/** Telegram's limit on a message's text after entity parsing. */
+export const MESSAGE_LIMIT = 4096;
+
+export interface Piece {
+  html: string;
+  plain: string;
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+export const text = (value: string): Piece => ({ html: escapeHtml(value), plain: value });
+export const bold = (value: string): Piece => ({ html: `<b>${escapeHtml(value)}</b>`, plain: value });
+export const italic = (value: string): Piece => ({ html: `<i>${escapeHtml(value)}</i>`, plain: value });
+export const code = (value: string): Piece => ({ html: `<code>${escapeHtml(value)}</code>`, plain: value });
+export const pre = (value: string): Piece => ({ html: `<pre>${escapeHtml(value)}</pre>`, plain: value });
+
+export function join(pieces: Piece[], separator = ""): Piece {
+  return {
+    html: pieces.map((piece) => piece.html).join(escapeHtml(separator)),
+    plain: pieces.map((piece) => piece.plain).join(separator),
+  };
+}
+
+/** Length as Telegram counts it, erring long: UTF-16 units are never fewer than characters. */
+export function telegramLength(value: string): number {
+  return value.length;
+}
+
+/**
+ * Splits text into chunks of at most `limit` characters, preferring paragraph breaks, then line breaks,
+ * then spaces, and only then a hard cut (never inside a surrogate pair).
+ */
+export function splitText(value: string, limit = MESSAGE_LIMIT): string[] {
+  if (limit < 2) throw new Error(`split limit must be at least 2, got ${limit}`);
+  const chunks: string[] = [];
+  let rest = value.trim();
+  while (telegramLength(rest) > limit) {
+    const window = rest.slice(0, limit + 1);
+    let cut = lastBreak(window, "\n\n", limit);
+    if (cut <= 0) cut = lastBreak(window, "\n", limit);
+    if (cut <= 0) cut = lastBreak(window, " ", limit);
+    if (cut <= 0) {
+      cut = limit;
+      const code = rest.charCodeAt(cut - 1);
+      if (code >= 0xd800 && code <= 0xdbff) cut -= 1;
+    }
+    const chunk = rest.slice(0, cut).trimEnd();
+    if (chunk !== "") chunks.push(chunk);
+    rest = rest.slice(cut).trimStart();
+  }
+  if (rest !== "") chunks.push(rest);
+  return chunks;
+}
+
+function lastBreak(window: string, separator: string, limit: number): number {
+  const at = window.lastIndexOf(separator);
+  return at >= 0 && at <= limit ? at : -1;
+}
+
+/**
+ * Packs whole pieces into messages under the limit, in order, joined by blank lines. A piece that is too
+ * long on its own is split as plain-derived text (its markup is dropped rather than cut in half).
+ */
+export function packPieces(pieces: Piece[], limit = MESSAGE_LIMIT): Piece[] {
+  const messages: Piece[] = [];
+  let current: Piece[] = [];
+  let currentLength = 0;
+  const flush = () => {
+    if (current.length > 0) messages.push(join(current, "\n\n"));
+    current = [];
+    currentLength = 0;
+  };
+  for (const piece of pieces) {
+    const length = telegramLength(piece.plain);
+    if (length > limit) {
+      flush();
+      for (const chunk of splitText(piece.plain, limit)) messages.push(text(chunk));
+      continue;
+    }
+    const added = current.length === 0 ? length : currentLength + 2 + length;
+    if (added > limit) {
+      flush();
+      current = [piece];
+      currentLength = length;
+    } else {
+      current.push(piece);
+      currentLength = added;
+    }
+  }
+  flush();
+  return messages;
+}
+
+/** Cuts a data string to `max` characters with an ellipsis, before escaping. */
+export function truncate(value: string, max: number): string {
+  if (value.length <= max) return value;
+  return `${value.slice(0, Math.max(0, max - 1)).trimEnd()}…`;
+}

@@ -1,0 +1,254 @@
+/**
+ * What the bot does with each update, once access is checked: commands, follow-ups, plain chat and
+ * button presses. It translates between Telegram and the `Assistant`; the core decides everything else.
+ */
+import { type Api, Composer, type Context, type Filter } from "grammy";
+import type { Database } from "../../db/client.ts";
+import { type Identity, SLOT_NAMES, type SlotName, type User } from "../../db/schema/index.ts";
+import type { Assistant, ChatReply, ThreadRef } from "../../src/core/assistant.ts";
+import type { Clock } from "../../src/core/clock.ts";
+import { italic, join, type Piece, splitText, text } from "./format.ts";
+import { LiveMessage, startTyping } from "./live.ts";
+import type { TelegramLogger } from "./logger.ts";
+import { postBriefing, postPieces } from "./post.ts";
+import {
+  confirmationPiece,
+  confirmButtonData,
+  helpPiece,
+  parseButtonData,
+  receiptsPieces,
+} from "./render.ts";
+import { sendPiece } from "./send.ts";
+import { directThreadKeyOf, findRunThread, type RunThread, rememberRunMessages } from "./thread-map.ts";
+
+export interface LinkedAccount {
+  user: User;
+  identity: Identity;
+}
+
+export type BotContext = Context & { account?: LinkedAccount };
+
+export interface HandlerDeps {
+  db: Database;
+  assistant: Assistant;
+  clock: Clock;
+  logger: TelegramLogger;
+}
+
+const SORRY = "Sorry, something went wrong on my side. Please try again in a minute.";
+
+export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
+  const composer = new Composer<BotContext>();
+  const { db, assistant, clock, logger } = deps;
+
+  const remember = (account: LinkedAccount, chatId: number, runId: number, messageIds: number[]) =>
+    rememberRunMessages(db, { userId: account.user.id, chatId, runId, messageIds, at: clock.now() });
+
+  composer.command(["start", "help"], async (ctx) => {
+    const account = requireAccount(ctx);
+    await sendPiece(ctx.api, account.chatId, helpPiece(ctx.from?.first_name));
+  });
+
+  composer.command("brief", async (ctx) => {
+    const { chatId, account } = requireAccount(ctx);
+    const requested = ctx.match.trim().toLowerCase();
+    if (requested !== "" && !isSlot(requested)) {
+      await sendPiece(
+        ctx.api,
+        chatId,
+        text(`"${requested}" is not a briefing slot. Try one of: ${SLOT_NAMES.join(", ")}.`),
+      );
+      return;
+    }
+    const typing = startTyping(ctx.api, chatId, logger);
+    const live = new LiveMessage(ctx.api, chatId, clock, logger);
+    const progress: string[] = [];
+    try {
+      const outcome = await assistant.brief(account.user.id, {
+        ...(requested !== "" ? { slot: requested as SlotName } : {}),
+        onProgress: (step) => {
+          progress.push(step);
+          live.update(`⏳ Working on your briefing…\n${progress.join("\n")}`);
+        },
+      });
+      await live.settle();
+      typing.stop();
+      const ids = await postBriefing(ctx.api, chatId, outcome, { replace: live.messageId });
+      await remember(account, chatId, outcome.runId, ids);
+    } catch (error) {
+      typing.stop();
+      await live.settle();
+      logger.error({ chatId, userId: account.user.id, error: String(error) }, "telegram /brief failed");
+      await postPieces(ctx.api, chatId, [text(SORRY)], { replace: live.messageId });
+    }
+  });
+
+  composer.command("receipts", async (ctx) => {
+    const { chatId, account } = requireAccount(ctx);
+    const repliedTo = ctx.msg.reply_to_message?.message_id;
+    const thread =
+      repliedTo !== undefined
+        ? await findRunThread(db, { userId: account.user.id, chatId, messageId: repliedTo })
+        : undefined;
+    await showReceipts(ctx.api, account, chatId, thread?.runId, ctx.msg.message_id);
+  });
+
+  composer.on("message:text", async (ctx) => {
+    const { chatId, account } = requireAccount(ctx);
+    if (ctx.msg.entities?.some((entity) => entity.type === "bot_command" && entity.offset === 0)) {
+      await sendPiece(ctx.api, chatId, text("I don't know that command. Try /help."));
+      return;
+    }
+    const repliedTo = ctx.msg.reply_to_message?.message_id;
+    const thread =
+      repliedTo !== undefined
+        ? await findRunThread(db, { userId: account.user.id, chatId, messageId: repliedTo })
+        : undefined;
+    await answer(ctx.api, account, chatId, ctx.msg.message_id, ctx.msg.text, thread);
+  });
+
+  composer.on("message", async (ctx) => {
+    const { chatId } = requireAccount(ctx);
+    await sendPiece(ctx.api, chatId, text("I can only read text messages for now."));
+  });
+
+  composer.on("callback_query:data", async (ctx) => {
+    const { chatId, account } = requireAccount(ctx);
+    const action = parseButtonData(ctx.callbackQuery.data);
+    if (action.kind === "receipts") {
+      await ctx.answerCallbackQuery();
+      await showReceipts(ctx.api, account, chatId, action.runId, ctx.callbackQuery.message?.message_id);
+      return;
+    }
+    if (action.kind === "confirm") {
+      await resolveConfirmation(ctx, account, action.pendingId, action.confirmed);
+      return;
+    }
+    await ctx.answerCallbackQuery({ text: "This button no longer works." });
+  });
+
+  composer.on("callback_query", (ctx) => ctx.answerCallbackQuery());
+
+  async function showReceipts(
+    api: Api,
+    account: LinkedAccount,
+    chatId: number,
+    runId: number | undefined,
+    replyTo: number | undefined,
+  ): Promise<void> {
+    const view = await assistant.receipts(account.user.id, runId);
+    if (!view) {
+      const message =
+        runId === undefined
+          ? "There is no briefing yet. Try /brief."
+          : "I can't find that briefing any more.";
+      await sendPiece(api, chatId, text(message), { replyTo });
+      return;
+    }
+    const ids = await postPieces(api, chatId, receiptsPieces(view, account.user.timeZone), { replyTo });
+    await remember(account, chatId, view.run.id, ids);
+  }
+
+  async function answer(
+    api: Api,
+    account: LinkedAccount,
+    chatId: number,
+    messageId: number,
+    question: string,
+    thread: RunThread | undefined,
+  ): Promise<void> {
+    const ref: ThreadRef = thread
+      ? { platform: "telegram", threadKey: thread.threadKey, runId: thread.runId }
+      : { platform: "telegram", threadKey: directThreadKeyOf(chatId) };
+    const typing = startTyping(api, chatId, logger);
+    const live = new LiveMessage(api, chatId, clock, logger, { replyTo: messageId });
+    let streamed = "";
+    let reply: ChatReply;
+    try {
+      reply = await assistant.reply(account.user.id, ref, question, {
+        onToken: (fragment) => {
+          streamed += fragment;
+          live.update(streamed);
+        },
+      });
+    } catch (error) {
+      typing.stop();
+      await live.settle();
+      logger.error({ chatId, userId: account.user.id, error: String(error) }, "telegram reply failed");
+      await postPieces(api, chatId, [text(SORRY)], { replace: live.messageId, replyTo: messageId });
+      return;
+    }
+    await live.settle();
+    typing.stop();
+    const chunks = splitText(reply.text);
+    const pieces: Piece[] =
+      chunks.length > 0 ? chunks.map(text) : reply.pending.length > 0 ? [] : [text("…")];
+    const ids = await postPieces(api, chatId, pieces, { replace: live.messageId, replyTo: messageId });
+    if (pieces.length === 0 && live.messageId !== undefined) {
+      await api.deleteMessage(chatId, live.messageId).catch(() => undefined);
+    }
+    for (const pending of reply.pending) {
+      const id = await sendPiece(api, chatId, confirmationPiece(pending, account.user.timeZone), {
+        replyTo: messageId,
+        keyboard: {
+          inline_keyboard: [
+            [
+              { text: "✅ Confirm", callback_data: confirmButtonData(pending.id, true) },
+              { text: "✖️ Cancel", callback_data: confirmButtonData(pending.id, false) },
+            ],
+          ],
+        },
+      });
+      ids.push(id);
+    }
+    if (thread) await remember(account, chatId, thread.runId, ids);
+  }
+
+  async function resolveConfirmation(
+    ctx: Filter<BotContext, "callback_query:data">,
+    account: LinkedAccount,
+    pendingId: number,
+    confirmed: boolean,
+  ): Promise<void> {
+    const outcome = await assistant.resolveConfirmation(account.user.id, pendingId, confirmed);
+    if (outcome.kind === "not-yours" || outcome.kind === "not-found") {
+      await ctx.answerCallbackQuery({ text: shorten(outcome.text, 200), show_alert: true });
+      return;
+    }
+    await ctx.answerCallbackQuery({ text: shorten(outcome.text, 200) });
+    const message = ctx.callbackQuery.message;
+    if (!message) return;
+    const original = "text" in message && typeof message.text === "string" ? message.text : "";
+    const verdict = OUTCOME_LABELS[outcome.kind];
+    const piece = join(
+      [...(original ? [text(original)] : []), italic(`${verdict}${outcome.text ? `: ${outcome.text}` : ""}`)],
+      "\n\n",
+    );
+    // Dropping the keyboard is the point: the action can be pressed only once.
+    await postPieces(ctx.api, message.chat.id, [piece], { replace: message.message_id });
+  }
+
+  return composer;
+}
+
+const OUTCOME_LABELS: Record<"done" | "cancelled" | "expired" | "already-resolved", string> = {
+  done: "✅ Done",
+  cancelled: "✖️ Cancelled",
+  expired: "⌛ Expired",
+  "already-resolved": "Already handled",
+};
+
+function shorten(value: string, max: number): string {
+  return value.length <= max ? value : `${value.slice(0, max - 1)}…`;
+}
+
+function isSlot(value: string): value is SlotName {
+  return (SLOT_NAMES as readonly string[]).includes(value);
+}
+
+/** The access gate runs first; a handler without an account means the gate was bypassed, a bug. */
+function requireAccount(ctx: BotContext): { chatId: number; account: LinkedAccount & { chatId: number } } {
+  const chatId = ctx.chat?.id;
+  if (!ctx.account || chatId === undefined) throw new Error("handler reached without a linked account");
+  return { chatId, account: { ...ctx.account, chatId } };
+}

@@ -1,0 +1,316 @@
+import { afterEach, expect, it } from "vitest";
+import type { Database } from "../../../db/client.ts";
+import { createTask, getTask } from "../../../db/queries/tasks.ts";
+import { findUserByIdentity } from "../../../db/queries/users.ts";
+import { describeEachDatabase } from "../../helpers/database.ts";
+import type { BotPost } from "../../servers/telegram-server.ts";
+import { type Harness, linkedUser, MODEL, nextTelegramId, startHarness } from "./harness.ts";
+
+let harness: Harness | undefined;
+
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const HOSTILE_TITLES = ["<b>", "a & b"];
+
+async function seedHostileTasks(db: Database, userId: number) {
+  for (const title of HOSTILE_TITLES) {
+    await createTask(db, { userId, title, dueDate: "2025-06-02", priority: "high" });
+  }
+}
+
+const BRIEFING_PROSE = `Good morning. Two tasks are due today: "<b>" and "a & b".`;
+
+/** The model lists tasks first, then writes the prose (also when the runner asks it to finish with more data). */
+function scriptBriefing(h: Harness) {
+  h.ollama.setModel(MODEL, {
+    reply: ({ request }) =>
+      request.messages.some((message) => message.role === "tool")
+        ? { content: BRIEFING_PROSE }
+        : { toolCalls: [{ name: "list_tasks", arguments: { filter: "open" } }] },
+  });
+}
+
+/** Sends /brief and waits for the message carrying the Receipts button. */
+async function brief(h: Harness, chatId: number): Promise<BotPost> {
+  h.telegram.sendUserMessage(chatId, "/brief");
+  return h.telegram.waitFor(
+    () =>
+      h.telegram
+        .chat(chatId)
+        .botMessages()
+        .find((post) => post.replyMarkup?.inline_keyboard[0]?.[0]?.callback_data?.startsWith("r:")),
+    30_000,
+  );
+}
+
+describeEachDatabase("telegram bot", (getDb) => {
+  it("gives a linked user's /brief a briefing with the status row and Receipts button, titles intact", async () => {
+    const db = getDb();
+    const { user, account } = await linkedUser(db);
+    await seedHostileTasks(db, user.id);
+    harness = await startHarness(db);
+    const h = harness;
+    scriptBriefing(h);
+    h.telegram.addChat(account);
+    const post = await brief(h, account.id);
+    expect(post.parseMode).toBe("HTML");
+    expect(post.text).toContain('"<b>" and "a & b"');
+    expect(post.text).toMatch(/✓ [^\n]+$/);
+    expect(post.replyMarkup?.inline_keyboard[0]?.[0]).toMatchObject({
+      text: expect.stringContaining("Receipts"),
+    });
+    expect(
+      h.telegram.chatActions.some((action) => action.chatId === account.id && action.action === "typing"),
+    ).toBe(true);
+    const linked = await findUserByIdentity(db, "telegram", String(account.id));
+    expect(linked?.identity.chatId).toBe(String(account.id));
+  });
+
+  it("shows receipts when the button is pressed, as a reply, HTML-escaped", async () => {
+    const db = getDb();
+    const { user, account } = await linkedUser(db);
+    await seedHostileTasks(db, user.id);
+    harness = await startHarness(db);
+    const h = harness;
+    scriptBriefing(h);
+    const post = await brief(h, account.id);
+    const data = post.replyMarkup?.inline_keyboard[0]?.[0]?.callback_data ?? "";
+    const { queryId } = h.telegram.pressButton(account.id, post.messageId, data);
+    const receipts = await h.telegram.waitFor(() =>
+      h.telegram
+        .chat(account.id)
+        .botMessages()
+        .find((entry) => entry.text.includes("Receipts ·")),
+    );
+    expect(receipts.replyTo).toBe(post.messageId);
+    expect(receipts.text).toContain("list_tasks");
+    for (const title of HOSTILE_TITLES) expect(receipts.text).toContain(title);
+    expect(receipts.rawText).toContain("&lt;b&gt;");
+    expect(h.telegram.callbackAnswers.some((answer) => answer.id === queryId)).toBe(true);
+  });
+
+  it("answers a reply to the briefing in its chain, from that run's receipts", async () => {
+    const db = getDb();
+    const { user, account } = await linkedUser(db);
+    await seedHostileTasks(db, user.id);
+    harness = await startHarness(db);
+    const h = harness;
+    scriptBriefing(h);
+    const post = await brief(h, account.id);
+    const before = h.ollama.chatRequests().length;
+    h.ollama.script(MODEL, { content: 'The high-priority one is "a & b", due today.' });
+    const { message } = h.telegram.sendUserMessage(account.id, "which one is high priority?", {
+      replyTo: post.messageId,
+    });
+    // Streamed: the live message becomes the answer once it is complete.
+    const answer = await h.telegram.waitFor(() =>
+      h.telegram
+        .chat(account.id)
+        .botMessages()
+        .find((entry) => entry.replyTo === message.message_id && entry.parseMode === "HTML"),
+    );
+    expect(answer.text).toBe('The high-priority one is "a & b", due today.');
+    expect(
+      h.telegram
+        .chat(account.id)
+        .botMessages()
+        .filter((entry) => entry.replyTo === message.message_id),
+    ).toHaveLength(1);
+    const request = h.ollama.chatRequests()[before];
+    const toolMessages = request?.messages.filter((entry) => entry.role === "tool") ?? [];
+    expect(JSON.stringify(toolMessages)).toContain("a & b");
+
+    // A reply to the answer stays in the same briefing's chain.
+    h.ollama.script(MODEL, { content: "It is due today." });
+    const second = h.telegram.sendUserMessage(account.id, "when?", { replyTo: answer.messageId });
+    await h.telegram.waitFor(() =>
+      h.telegram
+        .chat(account.id)
+        .botMessages()
+        .find((entry) => entry.replyTo === second.message.message_id && entry.parseMode === "HTML"),
+    );
+    const followUp = h.ollama.chatRequests().at(-1);
+    expect(JSON.stringify(followUp?.messages.filter((entry) => entry.role === "tool"))).toContain("a & b");
+    expect(JSON.stringify(followUp?.messages)).toContain("which one is high priority?");
+  });
+
+  it("shows /receipts of the latest briefing", async () => {
+    const db = getDb();
+    const { user, account } = await linkedUser(db);
+    await seedHostileTasks(db, user.id);
+    harness = await startHarness(db);
+    const h = harness;
+    scriptBriefing(h);
+    await brief(h, account.id);
+    const { message } = h.telegram.sendUserMessage(account.id, "/receipts");
+    const receipts = await h.telegram.waitFor(() =>
+      h.telegram
+        .chat(account.id)
+        .botMessages()
+        .find((entry) => entry.replyTo === message.message_id),
+    );
+    expect(receipts.text).toContain("list_tasks");
+    expect(receipts.text).toContain("a & b");
+  });
+
+  it("refuses a stranger once, shows their id, and never calls the model", async () => {
+    const db = getDb();
+    harness = await startHarness(db);
+    const h = harness;
+    const strangerId = nextTelegramId();
+    h.telegram.sendUserMessage(strangerId, "/brief");
+    const second = h.telegram.sendUserMessage(strangerId, "what are my tasks?");
+    await h.telegram.waitUntilProcessed(second.updateId);
+    await h.app.idle();
+    const posts = h.telegram.chat(strangerId).botMessages();
+    expect(posts).toHaveLength(1);
+    expect(posts[0]?.text).toContain(`briefbot user link <name> --telegram ${strangerId}`);
+    expect(h.ollama.chatRequests()).toHaveLength(0);
+    expect(h.telegram.chatActions).toHaveLength(0);
+  });
+
+  it("explains itself on /start and registers its commands", async () => {
+    const db = getDb();
+    const { account } = await linkedUser(db);
+    harness = await startHarness(db);
+    const h = harness;
+    h.telegram.sendUserMessage(account, "/start");
+    const help = await h.telegram.waitFor(() => h.telegram.chat(account.id).botMessages()[0]);
+    expect(help.text).toContain("/brief");
+    expect(help.text).toContain("/receipts");
+    expect(h.telegram.commands.map((entry) => (entry as { command: string }).command)).toEqual([
+      "brief",
+      "receipts",
+      "help",
+    ]);
+  });
+
+  it("holds a destructive call for Confirm, lets only its owner press it, then runs it", async () => {
+    const db = getDb();
+    const { user, account } = await linkedUser(db);
+    const other = await linkedUser(db, "Bob");
+    const task = await createTask(db, { userId: user.id, title: "Renew <passport>" });
+    harness = await startHarness(db);
+    const h = harness;
+    h.ollama.script(MODEL, [
+      { toolCalls: [{ name: "delete_task", arguments: { id: task.id } }] },
+      { content: "I'll delete it once you confirm." },
+    ]);
+    h.telegram.sendUserMessage(account, "delete the passport task");
+    const confirmation = await h.telegram.waitFor(() =>
+      h.telegram
+        .chat(account.id)
+        .botMessages()
+        .find((post) => post.replyMarkup?.inline_keyboard[0]?.length === 2),
+    );
+    expect(confirmation.text).toContain("Renew <passport>");
+    const [confirm, cancel] = confirmation.replyMarkup?.inline_keyboard[0] ?? [];
+    expect(confirm?.callback_data).toMatch(/^c:\d+:y$/);
+    expect(cancel?.callback_data).toMatch(/^c:\d+:n$/);
+    expect(await getTask(db, user.id, task.id)).toBeDefined();
+
+    // Someone else (linked or not) pressing it gets an alert and changes nothing.
+    const byOther = h.telegram.pressButton(
+      account.id,
+      confirmation.messageId,
+      confirm?.callback_data ?? "",
+      other.account,
+    );
+    const otherAnswer = await h.telegram.waitFor(() =>
+      h.telegram.callbackAnswers.find((answer) => answer.id === byOther.queryId),
+    );
+    expect(otherAnswer.showAlert).toBe(true);
+    const stranger = h.telegram.pressButton(
+      account.id,
+      confirmation.messageId,
+      confirm?.callback_data ?? "",
+      {
+        id: nextTelegramId(),
+        first_name: "Eve",
+      },
+    );
+    const strangerAnswer = await h.telegram.waitFor(() =>
+      h.telegram.callbackAnswers.find((answer) => answer.id === stranger.queryId),
+    );
+    expect(strangerAnswer.showAlert).toBe(true);
+    expect(await getTask(db, user.id, task.id)).toBeDefined();
+
+    const mine = h.telegram.pressButton(account.id, confirmation.messageId, confirm?.callback_data ?? "");
+    await h.telegram.waitFor(() => h.telegram.callbackAnswers.find((answer) => answer.id === mine.queryId));
+    const edited = await h.telegram.waitFor(() => {
+      const post = h.telegram
+        .chat(account.id)
+        .botMessages()
+        .find((entry) => entry.messageId === confirmation.messageId);
+      return post && post.edits > 0 ? post : undefined;
+    });
+    expect(edited.text).toContain("Done");
+    expect(edited.replyMarkup).toBeUndefined();
+    expect(await getTask(db, user.id, task.id)).toBeUndefined();
+  });
+
+  it("says so when a confirmation has expired", async () => {
+    const db = getDb();
+    const { user, account } = await linkedUser(db);
+    const task = await createTask(db, { userId: user.id, title: "Old thing" });
+    harness = await startHarness(db);
+    const h = harness;
+    h.ollama.script(MODEL, [
+      { toolCalls: [{ name: "delete_task", arguments: { id: task.id } }] },
+      { content: "Confirm to delete it." },
+    ]);
+    h.telegram.sendUserMessage(account, "delete the old thing");
+    const confirmation = await h.telegram.waitFor(() =>
+      h.telegram
+        .chat(account.id)
+        .botMessages()
+        .find((post) => post.replyMarkup?.inline_keyboard[0]?.length === 2),
+    );
+    h.clock.advance(11 * 60_000);
+    const data = confirmation.replyMarkup?.inline_keyboard[0]?.[0]?.callback_data ?? "";
+    h.telegram.pressButton(account.id, confirmation.messageId, data);
+    const edited = await h.telegram.waitFor(() => {
+      const post = h.telegram
+        .chat(account.id)
+        .botMessages()
+        .find((entry) => entry.messageId === confirmation.messageId);
+      return post && post.edits > 0 ? post : undefined;
+    });
+    expect(edited.text).toMatch(/expired/i);
+    expect(await getTask(db, user.id, task.id)).toBeDefined();
+  });
+
+  it("keeps working after an update fails", async () => {
+    const db = getDb();
+    const { account } = await linkedUser(db);
+    harness = await startHarness(db);
+    const h = harness;
+    h.telegram.failNext({
+      method: "sendMessage",
+      status: 400,
+      description: "Bad Request: message text is empty",
+    });
+    const failed = h.telegram.sendUserMessage(account, "/help");
+    await h.telegram.waitUntilProcessed(failed.updateId);
+    await h.app.idle();
+    expect(h.telegram.callsTo("sendMessage")[0]?.status).toBe(400);
+    h.telegram.sendUserMessage(account, "/help");
+    const help = await h.telegram.waitFor(() => h.telegram.chat(account.id).botMessages()[0]);
+    expect(help.text).toContain("/receipts");
+  });
+
+  it("retries a 5xx with backoff instead of losing the answer", async () => {
+    const db = getDb();
+    const { account } = await linkedUser(db);
+    harness = await startHarness(db);
+    const h = harness;
+    h.telegram.failNext({ method: "sendMessage", status: 502, description: "Bad Gateway" });
+    h.telegram.sendUserMessage(account, "/help");
+    const help = await h.telegram.waitFor(() => h.telegram.chat(account.id).botMessages()[0], 20_000);
+    expect(help.text).toContain("/receipts");
+    expect(h.telegram.callsTo("sendMessage").map((call) => call.status)).toEqual([502, 200]);
+  });
+});

@@ -1,0 +1,92 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { afterEach, expect, it } from "vitest";
+import { createHttpServer, type HttpServer } from "../../../src/server/http-server.ts";
+import { describeEachDatabase } from "../../helpers/database.ts";
+import { type Harness, linkedUser, startHarness } from "./harness.ts";
+
+const SECRET = "s3cret_Token-1";
+
+let harness: Harness | undefined;
+let http: HttpServer | undefined;
+
+afterEach(async () => {
+  await harness?.close();
+  await http?.close();
+  harness = undefined;
+  http = undefined;
+});
+
+/** The shared HTTP server with the bot's webhook handler mounted at /telegram/webhook. */
+async function startWebhookBot(getDb: () => Parameters<typeof startHarness>[0]) {
+  let handler: ((request: IncomingMessage, response: ServerResponse) => Promise<void>) | undefined;
+  http = createHttpServer({
+    routes: {
+      "/telegram/webhook": (request, response) => {
+        if (!handler) throw new Error("webhook handler not mounted");
+        return handler(request, response);
+      },
+    },
+    health: async () => ({
+      ok: true,
+      database: { ok: true },
+      scheduler: { ok: true, ticking: true, lastTickAt: null },
+      checkedAt: new Date(0).toISOString(),
+    }),
+    metrics: async () => ({ contentType: "text/plain", body: "" }),
+  });
+  const port = await http.listen(0, "127.0.0.1");
+  const url = `http://127.0.0.1:${port}/telegram/webhook`;
+  harness = await startHarness(getDb(), { start: false, webhookUrl: url, webhookSecret: SECRET });
+  handler = harness.app.webhookHandler;
+  expect(handler).toBeDefined();
+  return { harness, url };
+}
+
+describeEachDatabase("telegram webhook mode", (getDb) => {
+  it("registers the webhook with its secret and handles pushed updates", async () => {
+    const { account } = await linkedUser(getDb());
+    const { harness: h, url } = await startWebhookBot(getDb);
+    await h.app.start();
+    expect(h.telegram.webhook()).toEqual({ url, secretToken: SECRET });
+    h.telegram.sendUserMessage(account, "/start");
+    const help = await h.telegram.waitFor(() => h.telegram.chat(account.id).botMessages()[0]);
+    expect(help.text).toContain("/brief");
+  });
+
+  it("rejects a wrong or missing secret with 401 and ignores the update", async () => {
+    const { account } = await linkedUser(getDb());
+    const { harness: h, url } = await startWebhookBot(getDb);
+    h.telegram.addChat(account);
+    const update = {
+      update_id: 1,
+      message: {
+        message_id: 1,
+        date: 1_717_000_000,
+        from: { id: account.id, is_bot: false, first_name: account.first_name },
+        chat: { id: account.id, type: "private", first_name: account.first_name },
+        text: "/start",
+        entities: [{ type: "bot_command", offset: 0, length: 6 }],
+      },
+    };
+    const attempts: Array<Record<string, string>> = [{ "x-telegram-bot-api-secret-token": "wrong" }, {}];
+    for (const headers of attempts) {
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify(update),
+      });
+      expect(response.status).toBe(401);
+    }
+    await h.app.idle();
+    expect(h.telegram.sent).toHaveLength(0);
+
+    const accepted = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRET },
+      body: JSON.stringify(update),
+    });
+    expect(accepted.status).toBe(200);
+    await h.app.idle();
+    expect(h.telegram.chat(account.id).botMessages()[0]?.text).toContain("/brief");
+  });
+});
