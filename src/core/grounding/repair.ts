@@ -1,0 +1,60 @@
+import { sentenceSpans } from "./sentences.ts";
+import type { Claim, GroundingReport } from "./types.ts";
+
+/**
+ * The prose without the sentences that hold an unbacked claim, keeping paragraphs and line breaks.
+ * `report` must come from `checkGrounding` on this same prose. Returns "" when nothing is left.
+ */
+export function removeUnbackedSentences(prose: string, report: GroundingReport): string {
+  const doomed = new Set(report.unbacked.map((claim) => claim.sentenceIndex));
+  if (doomed.size === 0) return prose.trim();
+  let result = "";
+  let cursor = 0;
+  sentenceSpans(prose).forEach((span, index) => {
+    if (!doomed.has(index)) return;
+    let end = span.end;
+    while (end < prose.length && /[ \t]/.test(prose.charAt(end))) end += 1;
+    result += prose.slice(cursor, span.start);
+    cursor = end;
+  });
+  result += prose.slice(cursor);
+  return result
+    .split("\n")
+    .map((line) => line.replace(/[ \t]+$/, ""))
+    .filter((line) => !/^\s*(?:[-*•]|\d+[.)])\s*$/.test(line))
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+}
+
+/**
+ * A corrective instruction for the model naming exactly the claims no receipt backs, or "" when every
+ * claim is backed.
+ */
+export function describeUnbacked(report: GroundingReport): string {
+  const seen = new Set<string>();
+  const lines: string[] = [];
+  for (const claim of report.unbacked) {
+    const key = `${claim.kind}:${claim.normalized}:${claim.text.toLowerCase()}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    lines.push(`"${claim.text}" (${reason(claim)})`);
+  }
+  if (lines.length === 0) return "";
+  return `These claims have no receipt from this run: ${lines.join("; ")}. Rewrite the briefing without them; say plainly when something is empty.`;
+}
+
+function reason(claim: Claim): string {
+  switch (claim.kind) {
+    case "time":
+      return `no event or task at ${claim.normalized}`;
+    case "date":
+      return `no event, task or item on ${claim.normalized}`;
+    case "temperature":
+      return `no weather reading of ${claim.normalized}`;
+    case "number":
+      return `no list or value of ${claim.normalized}`;
+    case "item":
+      return "no task, event, project or headline by that name";
+  }
+}
