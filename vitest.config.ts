@@ -7,6 +7,6 @@ export default defineConfig({
     pool: "forks",
     maxWorkers: 3,
     testTimeout: 30_000,
-    hookTimeout: 60_000,
+    hookTimeout: 180_000,
   },
 });

@@ -1,4 +1,5 @@
 import type { RegisterCommands } from "../context.ts";
+import { registerFeedCommands } from "./feed.ts";
 import { registerMigrateCommand } from "./migrate.ts";
 import { registerModelsCommand } from "./models.ts";
 import { registerNoteCommands } from "./note.ts";
@@ -6,6 +7,7 @@ import { registerProjectCommands } from "./project.ts";
 import { registerStartCommand } from "./start.ts";
 import { registerTaskCommands } from "./task.ts";
 import { registerUserCommands } from "./user.ts";
+import { registerWeatherCommands } from "./weather.ts";
 
 /** Every command family of `briefbot`, in the order `--help` lists them. */
 export const COMMAND_FAMILIES: RegisterCommands[] = [
@@ -15,5 +17,7 @@ export const COMMAND_FAMILIES: RegisterCommands[] = [
   registerTaskCommands,
   registerProjectCommands,
   registerNoteCommands,
+  registerFeedCommands,
+  registerWeatherCommands,
   registerModelsCommand,
 ];

@@ -1,0 +1,85 @@
+/** The Open-Meteo forecast request we make and the part of its answer we keep. */
+import { z } from "zod";
+import { type FetchFunction, fetchWithCache } from "../http-cache-fetch.ts";
+
+export const DEFAULT_OPEN_METEO_URL = "https://api.open-meteo.com";
+
+const nullableNumbers = z.array(z.number().nullable());
+
+export const ForecastPayloadSchema = z.object({
+  latitude: z.number(),
+  longitude: z.number(),
+  timezone: z.string().optional(),
+  current: z
+    .object({
+      time: z.string(),
+      temperature_2m: z.number().nullable().optional(),
+      weather_code: z.number().nullable().optional(),
+    })
+    .optional(),
+  current_units: z.record(z.string(), z.string()).optional(),
+  daily: z.object({
+    time: z.array(z.string()),
+    temperature_2m_max: nullableNumbers.optional(),
+    temperature_2m_min: nullableNumbers.optional(),
+    precipitation_probability_max: nullableNumbers.optional(),
+    weather_code: nullableNumbers.optional(),
+  }),
+  daily_units: z.record(z.string(), z.string()).optional(),
+});
+export type ForecastPayload = z.infer<typeof ForecastPayloadSchema>;
+
+export class ForecastError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "ForecastError";
+  }
+}
+
+export function forecastRequestUrl(
+  baseUrl: string,
+  place: { latitude: number; longitude: number; timeZone: string },
+): string {
+  const url = new URL(`${baseUrl.replace(/\/+$/, "")}/v1/forecast`);
+  url.searchParams.set("latitude", String(place.latitude));
+  url.searchParams.set("longitude", String(place.longitude));
+  url.searchParams.set(
+    "daily",
+    "temperature_2m_max,temperature_2m_min,precipitation_probability_max,weather_code",
+  );
+  url.searchParams.set("current", "temperature_2m,weather_code");
+  url.searchParams.set("timezone", place.timeZone);
+  return url.toString();
+}
+
+/** Fetches and validates a forecast; throws `FetchError` (network, status) or `ForecastError` (bad body). */
+export async function fetchForecast(
+  fetchFunction: FetchFunction,
+  baseUrl: string,
+  place: { latitude: number; longitude: number; timeZone: string },
+  timeoutMs = 10_000,
+): Promise<ForecastPayload> {
+  const response = await fetchWithCache(fetchFunction, forecastRequestUrl(baseUrl, place), {
+    timeoutMs,
+    maxBytes: 1024 * 1024,
+    headers: { Accept: "application/json" },
+  });
+  if (response.status !== "ok")
+    throw new ForecastError("forecast service answered 304 to an unconditional request");
+  let json: unknown;
+  try {
+    json = JSON.parse(response.body);
+  } catch (error) {
+    throw new ForecastError("forecast service returned something that is not JSON", { cause: error });
+  }
+  const parsed = ForecastPayloadSchema.safeParse(json);
+  if (!parsed.success) {
+    const reason = (json as { reason?: unknown } | null)?.reason;
+    throw new ForecastError(
+      typeof reason === "string"
+        ? `forecast service refused: ${reason}`
+        : `forecast service returned an unexpected shape (${parsed.error.issues[0]?.message ?? "invalid"})`,
+    );
+  }
+  return parsed.data;
+}

@@ -1,0 +1,36 @@
+/** WMO weather interpretation codes as Open-Meteo documents them, in words a briefing can use as-is. */
+const WMO_DESCRIPTIONS: Readonly<Record<number, string>> = {
+  0: "clear sky",
+  1: "mainly clear",
+  2: "partly cloudy",
+  3: "overcast",
+  45: "fog",
+  48: "freezing fog",
+  51: "light drizzle",
+  53: "drizzle",
+  55: "heavy drizzle",
+  56: "light freezing drizzle",
+  57: "heavy freezing drizzle",
+  61: "light rain",
+  63: "rain",
+  65: "heavy rain",
+  66: "light freezing rain",
+  67: "heavy freezing rain",
+  71: "light snow",
+  73: "snow",
+  75: "heavy snow",
+  77: "snow grains",
+  80: "light rain showers",
+  81: "rain showers",
+  82: "violent rain showers",
+  85: "light snow showers",
+  86: "heavy snow showers",
+  95: "thunderstorm",
+  96: "thunderstorm with light hail",
+  99: "thunderstorm with heavy hail",
+};
+
+export function describeWeatherCode(code: number | null | undefined): string {
+  if (code === null || code === undefined) return "unknown conditions";
+  return WMO_DESCRIPTIONS[code] ?? `unknown conditions (code ${code})`;
+}
