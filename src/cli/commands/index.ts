@@ -1,4 +1,5 @@
 import type { RegisterCommands } from "../context.ts";
+import { registerCalendarCommands, registerEventCommands } from "./calendar.ts";
 import { registerFeedCommands } from "./feed.ts";
 import { registerMigrateCommand } from "./migrate.ts";
 import { registerModelsCommand } from "./models.ts";
@@ -17,6 +18,8 @@ export const COMMAND_FAMILIES: RegisterCommands[] = [
   registerTaskCommands,
   registerProjectCommands,
   registerNoteCommands,
+  registerEventCommands,
+  registerCalendarCommands,
   registerFeedCommands,
   registerWeatherCommands,
   registerModelsCommand,
