@@ -1,0 +1,115 @@
+/**
+ * `/brief [slot]` and `/receipts`. Slack gives a command 3 seconds, so both ack() before anything else
+ * (even the access check) and do the work afterwards: the briefing lands in the user's DM as a thread
+ * parent, receipts come back through the command's response_url.
+ */
+import type { App, RespondFn } from "@slack/bolt";
+import { SLOT_NAMES, type SlotName } from "../../db/schema/index.ts";
+import { findLinkedUser, type LinkedUser, refusalText } from "./access.ts";
+import { postBriefing } from "./delivery.ts";
+import { dmChannelFor } from "./dm-channels.ts";
+import { receiptsMessages, type SlackMessage } from "./format.ts";
+import { type SlackHandlerDeps, SORRY } from "./handler-deps.ts";
+
+/** A response_url takes at most 5 posts. */
+const MAX_RESPONSES = 5;
+
+export function registerCommands(app: App, deps: SlackHandlerDeps): void {
+  app.command("/brief", async ({ command, ack, respond, client }) => {
+    await ack();
+    const linked = await findLinkedUser(deps.db, command.user_id);
+    if (!linked) {
+      await respond({ response_type: "ephemeral", text: refusalText(command.user_id) });
+      return;
+    }
+    const slot = parseSlot(command.text);
+    if (slot === "invalid") {
+      await respond({
+        response_type: "ephemeral",
+        text: `Unknown slot "${command.text.trim()}". Use /brief, or /brief ${SLOT_NAMES.join(" | ")}.`,
+      });
+      return;
+    }
+    await respond({
+      response_type: "ephemeral",
+      text: "Working on your briefing; it will appear in our DM.",
+    });
+    try {
+      const outcome = await deps.assistant.brief(linked.user.id, slot ? { slot } : {});
+      const channel = await dmChannelFor({ client, db: deps.db }, command.user_id, {
+        identityId: linked.identity.id,
+        chatId: linked.identity.chatId,
+      });
+      await postBriefing({ client, db: deps.db, clock: deps.clock, logger: deps.logger }, channel, outcome);
+    } catch (error) {
+      deps.logger.error({ err: error, userId: linked.user.id }, "slack: /brief failed");
+      await respond({ response_type: "ephemeral", text: SORRY });
+    }
+  });
+
+  app.command("/receipts", async ({ command, ack, respond }) => {
+    await ack();
+    const linked = await findLinkedUser(deps.db, command.user_id);
+    if (!linked) {
+      await respond({ response_type: "ephemeral", text: refusalText(command.user_id) });
+      return;
+    }
+    const runId = parseRunId(command.text);
+    await respondWithReceipts(deps, linked, respond, runId);
+  });
+}
+
+async function respondWithReceipts(
+  deps: SlackHandlerDeps,
+  linked: LinkedUser,
+  respond: RespondFn,
+  runId: number | undefined,
+): Promise<void> {
+  const view = await deps.assistant.receipts(linked.user.id, runId);
+  if (!view) {
+    await respond({
+      response_type: "ephemeral",
+      text: runId === undefined ? "No briefing yet: try /brief." : `No briefing ${runId} of yours.`,
+    });
+    return;
+  }
+  const pages = limitPages(
+    receiptsMessages(view, linked.user.timeZone, deps.clock.now()),
+    MAX_RESPONSES,
+    view.run.id,
+  );
+  for (const page of pages) {
+    await respond({ response_type: "ephemeral", text: page.text, blocks: page.blocks });
+  }
+}
+
+/** Keeps the first `max` pages; the last one says where the rest is. */
+export function limitPages(pages: SlackMessage[], max: number, runId: number): SlackMessage[] {
+  if (pages.length <= max) return pages;
+  const kept = pages.slice(0, max);
+  const last = kept.at(-1);
+  if (last) {
+    const note = {
+      type: "context" as const,
+      elements: [
+        {
+          type: "mrkdwn" as const,
+          text: `${pages.length - max} more page(s) not shown here: see \`briefbot receipts --run ${runId}\`.`,
+        },
+      ],
+    };
+    last.blocks = last.blocks.length >= 50 ? [...last.blocks.slice(0, 49), note] : [...last.blocks, note];
+  }
+  return kept;
+}
+
+function parseSlot(text: string): SlotName | undefined | "invalid" {
+  const wanted = text.trim().toLowerCase();
+  if (wanted === "") return undefined;
+  return SLOT_NAMES.find((slot) => slot === wanted) ?? "invalid";
+}
+
+function parseRunId(text: string): number | undefined {
+  const match = text.trim().match(/^#?(\d+)$/);
+  return match?.[1] ? Number(match[1]) : undefined;
+}

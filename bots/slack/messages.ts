@@ -1,0 +1,128 @@
+/**
+ * Messages from people: a reply in a briefing's thread is a follow-up on that run (answered in the thread);
+ * any other DM is ordinary chat; in channels the bot speaks when mentioned or in a briefing thread.
+ * Bot messages (ours or anyone's) are never answered, so two bots can't talk each other into a loop.
+ */
+import type { App, webApi } from "@slack/bolt";
+import { findLinkedUser, refusalText, rememberDmChannel } from "./access.ts";
+import { answer } from "./conversation.ts";
+import type { SlackHandlerDeps } from "./handler-deps.ts";
+import { briefingThreadKey, directMessageKey, runOfThread } from "./threads.ts";
+
+interface UserMessage {
+  user: string;
+  channel: string;
+  channelType: string | undefined;
+  text: string;
+  ts: string;
+  threadTs: string | undefined;
+}
+
+export function registerMessages(app: App, deps: SlackHandlerDeps): void {
+  app.event("message", async ({ event, client, context }) => {
+    // Edits, deletions, joins and bot posts carry a subtype; only plain human messages are conversation.
+    if (event.subtype !== undefined || event.bot_id !== undefined) return;
+    const message: UserMessage = {
+      user: event.user,
+      channel: event.channel,
+      channelType: event.channel_type,
+      text: event.text ?? "",
+      ts: event.ts,
+      threadTs: event.thread_ts && event.thread_ts !== event.ts ? event.thread_ts : undefined,
+    };
+    if (message.channelType === "im") {
+      await handleDirectMessage(deps, client, message);
+      return;
+    }
+    // A mention arrives twice (message + app_mention); the app_mention listener answers it.
+    if (context.botUserId && message.text.includes(`<@${context.botUserId}>`)) return;
+    if (message.threadTs) await handleChannelThreadReply(deps, client, message);
+  });
+
+  app.event("app_mention", async ({ event, client, context }) => {
+    if (event.bot_id !== undefined || !event.user) return;
+    const mention = context.botUserId ? new RegExp(`<@${context.botUserId}>\\s*`, "g") : /^$/;
+    const message: UserMessage = {
+      user: event.user,
+      channel: event.channel,
+      channelType: "channel",
+      text: event.text.replace(mention, "").trim(),
+      ts: event.ts,
+      threadTs: event.thread_ts ?? event.ts,
+    };
+    const linked = await findLinkedUser(deps.db, message.user);
+    if (!linked) {
+      await client.chat.postEphemeral({
+        channel: message.channel,
+        user: message.user,
+        text: refusalText(message.user),
+        ...(event.thread_ts ? { thread_ts: event.thread_ts } : {}),
+      });
+      return;
+    }
+    const threadTs = message.threadTs ?? message.ts;
+    const runId = await runOfThread(deps.db, linked.user.id, message.channel, threadTs);
+    await answer(deps, client, {
+      linked,
+      channel: message.channel,
+      threadTs,
+      thread: { platform: "slack", threadKey: briefingThreadKey(message.channel, threadTs), runId },
+      text: message.text,
+    });
+  });
+}
+
+async function handleDirectMessage(
+  deps: SlackHandlerDeps,
+  client: webApi.WebClient,
+  message: UserMessage,
+): Promise<void> {
+  const linked = await findLinkedUser(deps.db, message.user);
+  if (!linked) {
+    await client.chat.postEphemeral({
+      channel: message.channel,
+      user: message.user,
+      text: refusalText(message.user),
+    });
+    return;
+  }
+  await rememberDmChannel(deps.db, linked, message.channel);
+  if (message.threadTs) {
+    const runId = await runOfThread(deps.db, linked.user.id, message.channel, message.threadTs);
+    await answer(deps, client, {
+      linked,
+      channel: message.channel,
+      threadTs: message.threadTs,
+      thread: { platform: "slack", threadKey: briefingThreadKey(message.channel, message.threadTs), runId },
+      text: message.text,
+    });
+    return;
+  }
+  await answer(deps, client, {
+    linked,
+    channel: message.channel,
+    threadTs: undefined,
+    thread: { platform: "slack", threadKey: directMessageKey(message.channel), runId: undefined },
+    text: message.text,
+  });
+}
+
+/** In a channel only briefing threads are followed without a mention, and only for linked people. */
+async function handleChannelThreadReply(
+  deps: SlackHandlerDeps,
+  client: webApi.WebClient,
+  message: UserMessage & { threadTs?: string },
+): Promise<void> {
+  if (!message.threadTs) return;
+  const linked = await findLinkedUser(deps.db, message.user);
+  if (!linked) return;
+  const runId = await runOfThread(deps.db, linked.user.id, message.channel, message.threadTs);
+  if (runId === undefined) return;
+  await answer(deps, client, {
+    linked,
+    channel: message.channel,
+    threadTs: message.threadTs,
+    thread: { platform: "slack", threadKey: briefingThreadKey(message.channel, message.threadTs), runId },
+    text: message.text,
+  });
+}

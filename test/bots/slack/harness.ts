@@ -1,0 +1,116 @@
+/**
+ * The real Bolt app (its `requestHandler` mounted on a plain HTTP server, as the shared server does) against
+ * the local Slack server, with the real core over a test database and the Ollama test server as the model.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createSlackApp, SLACK_EVENTS_PATH, type SlackApp } from "../../../bots/slack/index.ts";
+import type { Database } from "../../../db/client.ts";
+import { linkIdentity } from "../../../db/queries/users.ts";
+import type { User } from "../../../db/schema/index.ts";
+import type { Assistant } from "../../../src/core/assistant.ts";
+import { createAssistant } from "../../../src/core/assistant-service.ts";
+import { fixedClock } from "../../../src/core/clock.ts";
+import { LONDON, START, testDeps } from "../../core/fixture.ts";
+import { createTestUser } from "../../helpers/database.ts";
+import type { OllamaTestServer } from "../../servers/ollama-server.ts";
+import type { SlackServer } from "../../servers/slack-server.ts";
+
+export const SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
+
+let slackIds = Math.floor(Math.random() * 1_000_000);
+
+/** A fresh Slack user id, unique across suites sharing a database. */
+export function nextSlackUserId(): string {
+  slackIds += 1;
+  return `U${String(slackIds).padStart(8, "0")}`;
+}
+
+export async function linkedSlackUser(db: Database): Promise<{ user: User; slackId: string }> {
+  const user = await createTestUser(db, LONDON);
+  const slackId = nextSlackUserId();
+  await linkIdentity(db, user.id, { platform: "slack", externalUserId: slackId });
+  return { user, slackId };
+}
+
+export interface RunningSlackApp {
+  slackApp: SlackApp;
+  assistant: Assistant;
+  clock: ReturnType<typeof fixedClock>;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** One app instance (a replica): its own HTTP server, the shared database, Slack and model servers. */
+export async function startApp(
+  db: Database,
+  slack: SlackServer,
+  ollama: OllamaTestServer,
+  options: { clock?: ReturnType<typeof fixedClock>; appToken?: string } = {},
+): Promise<RunningSlackApp> {
+  const clock = options.clock ?? fixedClock(START);
+  const { deps } = testDeps(db, ollama.url, { clock });
+  const assistant = createAssistant(deps);
+  const slackApp = await createSlackApp({
+    config: {
+      botToken: slack.botToken,
+      signingSecret: SIGNING_SECRET,
+      appToken: options.appToken,
+      apiUrl: slack.apiUrl,
+      channel: undefined,
+    },
+    db,
+    assistant,
+    clock,
+    retryConfig: { retries: 2, minTimeout: 10, maxTimeout: 50 },
+  });
+  const server: Server = createServer((request, response) => {
+    if (request.url?.startsWith(SLACK_EVENTS_PATH)) {
+      slackApp.requestHandler(request, response);
+      return;
+    }
+    response.writeHead(404);
+    response.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    slackApp,
+    assistant,
+    clock,
+    url: `http://127.0.0.1:${port}${SLACK_EVENTS_PATH}`,
+    async close() {
+      await slackApp.stop();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+let eventCounter = 0;
+
+export function nextEventId(): string {
+  eventCounter += 1;
+  return `Ev${Date.now().toString(36)}${eventCounter}`;
+}
+
+let messageTs = 1_800_000_000;
+
+/** A user's message ts: increasing, and apart from the server's own bot-message ts range. */
+export function nextUserTs(): string {
+  messageTs += 1;
+  return `${messageTs}.000100`;
+}
+
+/** A DM from a user to the bot, optionally in a thread. */
+export function directMessage(slackId: string, text: string, threadTs?: string): Record<string, unknown> {
+  return {
+    type: "message",
+    channel: `D${slackId}`,
+    channel_type: "im",
+    user: slackId,
+    text,
+    ts: nextUserTs(),
+    ...(threadTs ? { thread_ts: threadTs } : {}),
+  };
+}

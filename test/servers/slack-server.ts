@@ -1,0 +1,699 @@
+/**
+ * A local Slack for tests: both directions over real HTTP on 127.0.0.1, following
+ * `shared/notes/telegram-slack.md` §3, §4 and §7.
+ *
+ * - Web API side (Bolt's WebClient → here): `POST /api/<method>` with form bodies (JSON-string `blocks`) or JSON
+ *   bodies; the token from `Authorization: Bearer` or a `token` field; always HTTP 200 `{ok, …}` except scripted
+ *   rate limits (429 + `Retry-After`, body `{"ok":false,"error":"ratelimited"}`). Every call is recorded.
+ *   `POST /response/<id>` plays a `response_url`.
+ * - Inbound side (here → the app): `sendEvent`, `sendCommand`, `pressButton` send properly signed requests
+ *   (`v0=` HMAC-SHA256 over `v0:<ts>:<raw body>`) with Slack's exact content types, and report the HTTP status,
+ *   body and how long the app took to answer.
+ *
+ * ```ts
+ * const slack = await startSlackServer({ signingSecret: "s3cret", botToken: "xoxb-test" });
+ * // createSlackApp({ config: { apiUrl: slack.apiUrl, … } }) … then:
+ * slack.setAppUrl(`http://127.0.0.1:${port}/slack/events`);
+ * const ack = await slack.sendCommand("/brief", "", "U123");
+ * const parent = await slack.waitForPost((post) => post.channel === "DU123" && !post.threadTs);
+ * ```
+ */
+import { createHmac } from "node:crypto";
+import { EventEmitter } from "node:events";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface SlackServerOptions {
+  signingSecret: string;
+  botToken?: string;
+  /** The bot user (U…) and bot id (B…) auth.test reports; Bolt uses them to ignore its own messages. */
+  botUserId?: string;
+  botId?: string;
+  teamId?: string;
+}
+
+export interface ApiCall {
+  method: string;
+  token: string | undefined;
+  /** Arguments with JSON-string fields (`blocks`, `attachments`, `metadata`) parsed. */
+  args: Record<string, unknown>;
+  status: number;
+  response: Record<string, unknown>;
+}
+
+/** A message the bot posted (chat.postMessage), with later chat.update edits applied in place. */
+export interface PostedMessage {
+  channel: string;
+  ts: string;
+  threadTs: string | undefined;
+  text: string;
+  blocks: SlackBlock[];
+  /** How many times chat.update changed it. */
+  edits: number;
+  /** Every version, oldest first (the first is what chat.postMessage posted). */
+  history: Array<{ text: string; blocks: SlackBlock[] }>;
+}
+
+export interface EphemeralMessage {
+  channel: string;
+  user: string;
+  text: string;
+  blocks: SlackBlock[];
+  threadTs: string | undefined;
+}
+
+export interface ResponseUrlPost {
+  id: string;
+  body: Record<string, unknown>;
+}
+
+/** A Block Kit block, loosely typed: the server checks shapes the app could get wrong. */
+export interface SlackBlock {
+  type: string;
+  [key: string]: unknown;
+}
+
+export interface InboundResult {
+  status: number;
+  body: string;
+  /** Milliseconds from sending the request to receiving the app's answer (diagnostics only). */
+  ackMs: number;
+}
+
+export interface InboundOptions {
+  /** Sign with the wrong secret. */
+  badSignature?: boolean;
+  /** Seconds to subtract from the signed timestamp (360 = a 6-minute-old request). */
+  timestampAgeSec?: number;
+}
+
+export interface EventOptions extends InboundOptions {
+  eventId: string;
+  retryNum?: number;
+  retryReason?: string;
+}
+
+export interface CommandOptions extends InboundOptions {
+  /** Where the command was typed; default the user's DM `D<user>`. */
+  channelId?: string;
+}
+
+export interface ButtonMessage {
+  channel: string;
+  ts: string;
+  threadTs?: string | undefined;
+  text?: string;
+  blocks?: SlackBlock[];
+}
+
+export interface SlackServer {
+  url: string;
+  /** What `SLACK_API_URL` / `clientOptions.slackApiUrl` should be. */
+  apiUrl: string;
+  botToken: string;
+  botUserId: string;
+  botId: string;
+  teamId: string;
+  calls: ApiCall[];
+  posts: PostedMessage[];
+  ephemerals: EphemeralMessage[];
+  responses: ResponseUrlPost[];
+  /** Where inbound requests go: the app's `/slack/events`. */
+  setAppUrl(url: string): void;
+  /** The parent (ts) and its replies, oldest first. */
+  thread(channel: string, ts: string): PostedMessage[];
+  callsTo(method: string): ApiCall[];
+  /** The DM channel `conversations.open` hands out for a user. */
+  dmChannelOf(user: string): string;
+  addUser(user: { id: string; name: string; isBot?: boolean }): void;
+  /** The next `times` calls of `method` get 429 with `Retry-After: retryAfterSec`. */
+  rateLimit(method: string, options?: { times?: number; retryAfterSec?: number }): void;
+  /** Calls of `method` aimed at `channel` answer `{ok:false, error}` (e.g. channel_not_found) until cleared. */
+  failChannel(channel: string, error: string | undefined): void;
+  /** The next call of `method` answers `{ok:false, error}`. */
+  failNext(method: string, error: string): void;
+  /** Resolves with the first posted message (now or later) that matches. */
+  waitForPost(match: (post: PostedMessage) => boolean, timeoutMs?: number): Promise<PostedMessage>;
+  waitForEphemeral(
+    match: (message: EphemeralMessage) => boolean,
+    timeoutMs?: number,
+  ): Promise<EphemeralMessage>;
+  waitForResponse(id: string, timeoutMs?: number): Promise<ResponseUrlPost>;
+  /** Resolves once `match` holds for some edit of a posted message. */
+  waitForEdit(match: (post: PostedMessage) => boolean, timeoutMs?: number): Promise<PostedMessage>;
+  sendEvent(event: Record<string, unknown>, options: EventOptions): Promise<InboundResult>;
+  sendCommand(
+    command: string,
+    text: string,
+    user: string,
+    options?: CommandOptions,
+  ): Promise<InboundResult & { responseUrlId: string }>;
+  pressButton(
+    actionId: string,
+    value: string,
+    user: string,
+    message: ButtonMessage,
+    options?: InboundOptions,
+  ): Promise<InboundResult & { responseUrlId: string }>;
+  /** Signs and posts any raw body with any content type (for malformed-input tests). */
+  sendRaw(
+    body: string,
+    contentType: string,
+    options?: InboundOptions & { headers?: Record<string, string> },
+  ): Promise<InboundResult>;
+  /** The `message` event Slack would echo for one of the bot's own posts. */
+  echoOf(post: PostedMessage): Record<string, unknown>;
+  close(): Promise<void>;
+}
+
+const MAX_BLOCKS = 50;
+const MAX_SECTION_TEXT = 3000;
+const MAX_MESSAGE_TEXT = 40_000;
+const MAX_BUTTON_VALUE = 2000;
+const JSON_FIELDS = new Set(["blocks", "attachments", "metadata"]);
+
+export async function startSlackServer(options: SlackServerOptions): Promise<SlackServer> {
+  const { signingSecret } = options;
+  const botToken = options.botToken ?? "xoxb-test-token";
+  const botUserId = options.botUserId ?? "U0BOT";
+  const botId = options.botId ?? "B0BOT";
+  const teamId = options.teamId ?? "T0TEAM";
+  const calls: ApiCall[] = [];
+  const posts: PostedMessage[] = [];
+  const ephemerals: EphemeralMessage[] = [];
+  const responses: ResponseUrlPost[] = [];
+  const users = new Map<string, { id: string; name: string; isBot: boolean }>();
+  const rateLimits = new Map<string, { times: number; retryAfterSec: number }>();
+  const channelFailures = new Map<string, string>();
+  const nextFailures = new Map<string, string>();
+  const changes = new EventEmitter();
+  changes.setMaxListeners(0);
+  let appUrl: string | undefined;
+  let responseCounter = 0;
+  let tsCounter = 0;
+  const tsBase = 1_700_000_000;
+
+  const nextTs = (): string => {
+    tsCounter += 1;
+    const secs = tsBase + Math.floor(tsCounter / 1_000_000);
+    return `${secs}.${String(tsCounter % 1_000_000).padStart(6, "0")}`;
+  };
+
+  const server: Server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      response.writeHead(500, { "content-type": "application/json" });
+      response.end(JSON.stringify({ ok: false, error: "internal_error", detail: String(error) }));
+    });
+  });
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const path = new URL(request.url ?? "/", "http://localhost").pathname;
+    const raw = await readBody(request);
+    if (request.method === "POST" && path.startsWith("/api/")) {
+      const method = path.slice("/api/".length);
+      const args = parseBody(raw, request.headers["content-type"]);
+      const token = bearer(request.headers.authorization) ?? stringArg(args.token);
+      const [status, body, headers] = callMethod(method, token, args);
+      calls.push({ method, token, args, status, response: body });
+      response.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
+      response.end(JSON.stringify(body));
+      changes.emit("change");
+      return;
+    }
+    if (request.method === "POST" && path.startsWith("/response/")) {
+      const id = path.slice("/response/".length);
+      const body = parseBody(raw, request.headers["content-type"]);
+      const problem = validateMessage(body);
+      if (problem) {
+        response.writeHead(400, { "content-type": "text/plain" });
+        response.end(problem);
+        return;
+      }
+      responses.push({ id, body });
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify({ ok: true }));
+      changes.emit("change");
+      return;
+    }
+    response.writeHead(404, { "content-type": "application/json" });
+    response.end(JSON.stringify({ ok: false, error: "unknown_path" }));
+  }
+
+  type Answer = [number, Record<string, unknown>, Record<string, string>?];
+
+  function callMethod(method: string, token: string | undefined, args: Record<string, unknown>): Answer {
+    const limited = rateLimits.get(method);
+    if (limited && limited.times > 0) {
+      limited.times -= 1;
+      return [429, { ok: false, error: "ratelimited" }, { "retry-after": String(limited.retryAfterSec) }];
+    }
+    if (token === undefined) return [200, { ok: false, error: "not_authed" }];
+    if (token !== botToken) return [200, { ok: false, error: "invalid_auth" }];
+    const scripted = nextFailures.get(method);
+    if (scripted) {
+      nextFailures.delete(method);
+      return [200, { ok: false, error: scripted }];
+    }
+    const channel = stringArg(args.channel);
+    const channelError = channel ? channelFailures.get(channel) : undefined;
+    if (channelError) return [200, { ok: false, error: channelError }];
+    switch (method) {
+      case "auth.test":
+        return [
+          200,
+          {
+            ok: true,
+            url: "https://acme.slack.com/",
+            team: "Acme",
+            user: "briefbot",
+            team_id: teamId,
+            user_id: botUserId,
+            bot_id: botId,
+            is_enterprise_install: false,
+          },
+        ];
+      case "chat.postMessage":
+        return [200, postMessage(args)];
+      case "chat.update":
+        return [200, updateMessage(args)];
+      case "chat.postEphemeral":
+        return [200, postEphemeral(args)];
+      case "conversations.open": {
+        const ids = (stringArg(args.users) ?? "").split(",").filter(Boolean);
+        const [first] = ids;
+        if (!first) return [200, { ok: false, error: "users_list_not_supplied" }];
+        return [200, { ok: true, channel: { id: dmChannelOf(first) } }];
+      }
+      case "users.info": {
+        const user = users.get(stringArg(args.user) ?? "");
+        if (!user) return [200, { ok: false, error: "user_not_found" }];
+        return [
+          200,
+          {
+            ok: true,
+            user: { id: user.id, name: user.name, is_bot: user.isBot, profile: { real_name: user.name } },
+          },
+        ];
+      }
+      case "assistant.threads.setStatus":
+        return [200, { ok: true }];
+      default:
+        return [200, { ok: false, error: "unknown_method" }];
+    }
+  }
+
+  function postMessage(args: Record<string, unknown>): Record<string, unknown> {
+    const channel = stringArg(args.channel);
+    if (!channel) return { ok: false, error: "channel_not_found" };
+    const problem = validateMessage(args);
+    if (problem) return { ok: false, error: problem };
+    // Replies may hang off a user's message the server never saw, so thread_ts is not checked.
+    const threadTs = stringArg(args.thread_ts);
+    const ts = nextTs();
+    const text = stringArg(args.text) ?? "";
+    const blocks = blocksArg(args.blocks);
+    posts.push({ channel, ts, threadTs, text, blocks, edits: 0, history: [{ text, blocks }] });
+    return {
+      ok: true,
+      channel,
+      ts,
+      message: {
+        type: "message",
+        text,
+        ts,
+        bot_id: botId,
+        user: botUserId,
+        ...(threadTs ? { thread_ts: threadTs } : {}),
+      },
+    };
+  }
+
+  function updateMessage(args: Record<string, unknown>): Record<string, unknown> {
+    const channel = stringArg(args.channel);
+    const ts = stringArg(args.ts);
+    const post = posts.find((candidate) => candidate.channel === channel && candidate.ts === ts);
+    if (!post) return { ok: false, error: "message_not_found" };
+    const problem = validateMessage(args);
+    if (problem) return { ok: false, error: problem };
+    post.text = stringArg(args.text) ?? post.text;
+    if (args.blocks !== undefined) post.blocks = blocksArg(args.blocks);
+    post.edits += 1;
+    post.history.push({ text: post.text, blocks: post.blocks });
+    return {
+      ok: true,
+      channel,
+      ts,
+      text: post.text,
+      message: { type: "message", text: post.text, bot_id: botId },
+    };
+  }
+
+  function postEphemeral(args: Record<string, unknown>): Record<string, unknown> {
+    const channel = stringArg(args.channel);
+    const user = stringArg(args.user);
+    if (!channel) return { ok: false, error: "channel_not_found" };
+    if (!user) return { ok: false, error: "user_not_in_channel" };
+    const problem = validateMessage(args);
+    if (problem) return { ok: false, error: problem };
+    ephemerals.push({
+      channel,
+      user,
+      text: stringArg(args.text) ?? "",
+      blocks: blocksArg(args.blocks),
+      threadTs: stringArg(args.thread_ts),
+    });
+    return { ok: true, message_ts: nextTs() };
+  }
+
+  function dmChannelOf(user: string): string {
+    return `D${user}`;
+  }
+
+  function thread(channel: string, ts: string): PostedMessage[] {
+    return posts
+      .filter((post) => post.channel === channel && (post.ts === ts || post.threadTs === ts))
+      .sort((a, b) => compareTs(a.ts, b.ts));
+  }
+
+  function waitFor<T>(find: () => T | undefined, timeoutMs: number, what: string): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const check = (): boolean => {
+        const found = find();
+        if (found === undefined) return false;
+        cleanup();
+        resolve(found);
+        return true;
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`slack test server: timed out waiting for ${what}`));
+      }, timeoutMs);
+      const cleanup = (): void => {
+        clearTimeout(timer);
+        changes.off("change", check);
+      };
+      changes.on("change", check);
+      check();
+    });
+  }
+
+  async function send(
+    body: string,
+    contentType: string,
+    sendOptions: InboundOptions & { headers?: Record<string, string> },
+  ): Promise<InboundResult> {
+    if (!appUrl) throw new Error("slack test server: call setAppUrl() before sending inbound requests");
+    const timestamp = Math.floor(Date.now() / 1000) - (sendOptions.timestampAgeSec ?? 0);
+    const secret = sendOptions.badSignature ? `${signingSecret}-wrong` : signingSecret;
+    const signature = `v0=${createHmac("sha256", secret).update(`v0:${timestamp}:${body}`).digest("hex")}`;
+    const started = performance.now();
+    const response = await fetch(appUrl, {
+      method: "POST",
+      headers: {
+        "content-type": contentType,
+        "x-slack-request-timestamp": String(timestamp),
+        "x-slack-signature": signature,
+        ...sendOptions.headers,
+      },
+      body,
+    });
+    const text = await response.text();
+    return { status: response.status, body: text, ackMs: performance.now() - started };
+  }
+
+  function newResponseUrl(): { id: string; url: string } {
+    responseCounter += 1;
+    const id = `r${responseCounter}`;
+    return { id, url: `${base}/response/${id}` };
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const base = `http://127.0.0.1:${port}`;
+
+  return {
+    url: base,
+    apiUrl: `${base}/api/`,
+    botToken,
+    botUserId,
+    botId,
+    teamId,
+    calls,
+    posts,
+    ephemerals,
+    responses,
+    setAppUrl(url) {
+      appUrl = url;
+    },
+    thread,
+    callsTo: (method) => calls.filter((call) => call.method === method),
+    dmChannelOf,
+    addUser(user) {
+      users.set(user.id, { id: user.id, name: user.name, isBot: user.isBot ?? false });
+    },
+    rateLimit(method, limit = {}) {
+      rateLimits.set(method, { times: limit.times ?? 1, retryAfterSec: limit.retryAfterSec ?? 1 });
+    },
+    failChannel(channel, error) {
+      if (error === undefined) channelFailures.delete(channel);
+      else channelFailures.set(channel, error);
+    },
+    failNext(method, error) {
+      nextFailures.set(method, error);
+    },
+    waitForPost: (match, timeoutMs = 10_000) =>
+      waitFor(() => posts.find(match), timeoutMs, "a matching post"),
+    waitForEphemeral: (match, timeoutMs = 10_000) =>
+      waitFor(() => ephemerals.find(match), timeoutMs, "a matching ephemeral message"),
+    waitForResponse: (id, timeoutMs = 10_000) =>
+      waitFor(() => responses.find((posted) => posted.id === id), timeoutMs, `a post to response_url ${id}`),
+    waitForEdit: (match, timeoutMs = 10_000) =>
+      waitFor(() => posts.find((post) => post.edits > 0 && match(post)), timeoutMs, "a matching edit"),
+    async sendEvent(event, eventOptions) {
+      const envelope = {
+        token: "legacy-verification-token",
+        team_id: teamId,
+        api_app_id: "A0APP",
+        event: { event_ts: event.ts, ...event },
+        type: "event_callback",
+        event_id: eventOptions.eventId,
+        event_time: Math.floor(Date.now() / 1000),
+        authorizations: [
+          {
+            enterprise_id: null,
+            team_id: teamId,
+            user_id: botUserId,
+            is_bot: true,
+            is_enterprise_install: false,
+          },
+        ],
+        is_ext_shared_channel: false,
+      };
+      const headers: Record<string, string> = {};
+      if (eventOptions.retryNum !== undefined) {
+        headers["x-slack-retry-num"] = String(eventOptions.retryNum);
+        headers["x-slack-retry-reason"] = eventOptions.retryReason ?? "http_timeout";
+      }
+      return send(JSON.stringify(envelope), "application/json", { ...eventOptions, headers });
+    },
+    async sendCommand(command, text, user, commandOptions = {}) {
+      const { id, url } = newResponseUrl();
+      const channelId = commandOptions.channelId ?? dmChannelOf(user);
+      const form = new URLSearchParams({
+        token: "legacy-verification-token",
+        team_id: teamId,
+        team_domain: "acme",
+        channel_id: channelId,
+        channel_name: channelId.startsWith("D") ? "directmessage" : "general",
+        user_id: user,
+        user_name: users.get(user)?.name ?? user.toLowerCase(),
+        command,
+        text,
+        api_app_id: "A0APP",
+        is_enterprise_install: "false",
+        response_url: url,
+        trigger_id: `${Date.now()}.${responseCounter}.abc`,
+      });
+      const result = await send(form.toString(), "application/x-www-form-urlencoded", commandOptions);
+      return { ...result, responseUrlId: id };
+    },
+    async pressButton(actionId, value, user, message, buttonOptions = {}) {
+      const { id, url } = newResponseUrl();
+      const payload = {
+        type: "block_actions",
+        token: "legacy-verification-token",
+        api_app_id: "A0APP",
+        trigger_id: `${Date.now()}.${responseCounter}.abc`,
+        team: { id: teamId, domain: "acme" },
+        user: { id: user, username: users.get(user)?.name ?? user.toLowerCase(), team_id: teamId },
+        channel: { id: message.channel, name: message.channel.startsWith("D") ? "directmessage" : "general" },
+        container: {
+          type: "message",
+          message_ts: message.ts,
+          channel_id: message.channel,
+          is_ephemeral: false,
+          ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
+        },
+        message: {
+          type: "message",
+          ts: message.ts,
+          text: message.text ?? "",
+          bot_id: botId,
+          user: botUserId,
+          blocks: message.blocks ?? [],
+          ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
+        },
+        response_url: url,
+        actions: [
+          {
+            type: "button",
+            block_id: "actions",
+            action_id: actionId,
+            value,
+            text: { type: "plain_text", text: actionId },
+            action_ts: nextTs(),
+          },
+        ],
+      };
+      const form = new URLSearchParams({ payload: JSON.stringify(payload) });
+      const result = await send(form.toString(), "application/x-www-form-urlencoded", buttonOptions);
+      return { ...result, responseUrlId: id };
+    },
+    sendRaw: (body, contentType, rawOptions = {}) => send(body, contentType, rawOptions),
+    echoOf(post) {
+      return {
+        type: "message",
+        subtype: "bot_message",
+        channel: post.channel,
+        channel_type: post.channel.startsWith("D") ? "im" : "channel",
+        user: botUserId,
+        bot_id: botId,
+        text: post.text,
+        ts: post.ts,
+        ...(post.threadTs ? { thread_ts: post.threadTs } : {}),
+      };
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+/** Why Slack would refuse this message body, or undefined when it is fine. */
+export function validateMessage(args: Record<string, unknown>): string | undefined {
+  const text = args.text;
+  const blocks = args.blocks;
+  if (text !== undefined && typeof text !== "string") return "invalid_arguments";
+  if (typeof text === "string" && text.length > MAX_MESSAGE_TEXT) return "msg_too_long";
+  if (blocks === undefined) {
+    return typeof text === "string" && text.length > 0 ? undefined : "no_text";
+  }
+  if (!Array.isArray(blocks)) return "invalid_blocks_format";
+  if (blocks.length > MAX_BLOCKS) return "msg_blocks_too_long";
+  for (const block of blocks) {
+    if (!isRecord(block) || typeof block.type !== "string") return "invalid_blocks";
+    if (blockProblem(block)) return "invalid_blocks";
+  }
+  return undefined;
+}
+
+function blockProblem(block: Record<string, unknown>): boolean {
+  switch (block.type) {
+    case "section": {
+      const text = block.text;
+      if (text === undefined && block.fields === undefined) return true;
+      if (text !== undefined && !textObjectFits(text, MAX_SECTION_TEXT)) return true;
+      return false;
+    }
+    case "context": {
+      const elements = block.elements;
+      return !Array.isArray(elements) || elements.length === 0 || elements.length > 10;
+    }
+    case "actions": {
+      const elements = block.elements;
+      if (!Array.isArray(elements) || elements.length === 0 || elements.length > 25) return true;
+      return elements.some((element) => {
+        if (!isRecord(element)) return true;
+        if (typeof element.action_id === "string" && element.action_id.length > 255) return true;
+        if (typeof element.value === "string" && element.value.length > MAX_BUTTON_VALUE) return true;
+        return element.type === "button" && !textObjectFits(element.text, 75);
+      });
+    }
+    case "header":
+      return !textObjectFits(block.text, 150);
+    case "divider":
+      return false;
+    case "markdown":
+      return typeof block.text !== "string" || block.text.length === 0 || block.text.length > 12_000;
+    default:
+      return false;
+  }
+}
+
+function textObjectFits(value: unknown, max: number): boolean {
+  if (!isRecord(value)) return false;
+  if (value.type !== "mrkdwn" && value.type !== "plain_text") return false;
+  return typeof value.text === "string" && value.text.length >= 1 && value.text.length <= max;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    request.on("error", reject);
+  });
+}
+
+function parseBody(raw: string, contentType: string | undefined): Record<string, unknown> {
+  if (raw.length === 0) return {};
+  if (contentType?.includes("application/json")) {
+    try {
+      const parsed: unknown = JSON.parse(raw);
+      return isRecord(parsed) ? parsed : {};
+    } catch {
+      return {};
+    }
+  }
+  const args: Record<string, unknown> = {};
+  for (const [key, value] of new URLSearchParams(raw)) {
+    args[key] = JSON_FIELDS.has(key) ? parseJsonField(value) : value;
+  }
+  return args;
+}
+
+function parseJsonField(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+function bearer(header: string | undefined): string | undefined {
+  const match = header?.match(/^Bearer\s+(.+)$/i);
+  return match?.[1];
+}
+
+function stringArg(value: unknown): string | undefined {
+  if (typeof value === "string" && value.length > 0) return value;
+  if (typeof value === "number") return String(value);
+  return undefined;
+}
+
+function blocksArg(value: unknown): SlackBlock[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter((block): block is SlackBlock => isRecord(block) && typeof block.type === "string");
+}
+
+function compareTs(a: string, b: string): number {
+  const [aSecs = "0", aMicros = "0"] = a.split(".");
+  const [bSecs = "0", bMicros = "0"] = b.split(".");
+  return Number(aSecs) - Number(bSecs) || Number(aMicros) - Number(bMicros);
+}
