@@ -1,10 +1,13 @@
 import type { RegisterCommands } from "../context.ts";
+import { registerBriefCommands } from "./brief.ts";
 import { registerCalendarCommands, registerEventCommands } from "./calendar.ts";
+import { registerChatCommands } from "./chat.ts";
 import { registerFeedCommands } from "./feed.ts";
 import { registerMigrateCommand } from "./migrate.ts";
 import { registerModelsCommand } from "./models.ts";
 import { registerNoteCommands } from "./note.ts";
 import { registerProjectCommands } from "./project.ts";
+import { registerReceiptsCommands } from "./receipts.ts";
 import { registerStartCommand } from "./start.ts";
 import { registerTaskCommands } from "./task.ts";
 import { registerUserCommands } from "./user.ts";
@@ -22,5 +25,8 @@ export const COMMAND_FAMILIES: RegisterCommands[] = [
   registerCalendarCommands,
   registerFeedCommands,
   registerWeatherCommands,
+  registerBriefCommands,
+  registerReceiptsCommands,
+  registerChatCommands,
   registerModelsCommand,
 ];

@@ -1,0 +1,128 @@
+import { and, asc, desc, eq, inArray, isNull, lt } from "drizzle-orm";
+import type { Database } from "../client.ts";
+import { type BriefingRun, briefingRuns, type GroundingVerdict } from "../schema/index.ts";
+import { NotFoundError } from "./users.ts";
+
+/** States in which a run has prose a person can read and follow up on. */
+export const FINISHED_STATES = ["generated", "delivering", "delivered"] as const;
+
+export async function createRun(
+  db: Database,
+  values: { userId: number; slot: string; localDate: string; trigger: "schedule" | "manual"; at: Date },
+): Promise<BriefingRun> {
+  const [run] = await db
+    .insert(briefingRuns)
+    .values({
+      userId: values.userId,
+      slot: values.slot,
+      localDate: values.localDate,
+      trigger: values.trigger,
+      state: "generating",
+      claimedAt: values.at,
+      updatedAt: values.at,
+    })
+    .returning();
+  if (!run) throw new Error("run insert returned nothing");
+  return run;
+}
+
+export async function getRun(db: Database, runId: number): Promise<BriefingRun | undefined> {
+  const [run] = await db.select().from(briefingRuns).where(eq(briefingRuns.id, runId)).limit(1);
+  return run;
+}
+
+/** One of the user's runs; another user's id is "not there". */
+export async function getUserRun(
+  db: Database,
+  userId: number,
+  runId: number,
+): Promise<BriefingRun | undefined> {
+  const [run] = await db
+    .select()
+    .from(briefingRuns)
+    .where(and(eq(briefingRuns.id, runId), eq(briefingRuns.userId, userId)))
+    .limit(1);
+  return run;
+}
+
+/** The user's most recent run that produced a briefing. */
+export async function latestFinishedRun(db: Database, userId: number): Promise<BriefingRun | undefined> {
+  const [run] = await db
+    .select()
+    .from(briefingRuns)
+    .where(and(eq(briefingRuns.userId, userId), inArray(briefingRuns.state, [...FINISHED_STATES])))
+    .orderBy(desc(briefingRuns.id))
+    .limit(1);
+  return run;
+}
+
+/** A claimed (scheduler) run moves to generating; refuses runs another worker already finished. */
+export async function startClaimedRun(db: Database, runId: number, at: Date): Promise<BriefingRun> {
+  const [run] = await db
+    .update(briefingRuns)
+    .set({ state: "generating", updatedAt: at })
+    .where(and(eq(briefingRuns.id, runId), inArray(briefingRuns.state, ["claimed", "generating"])))
+    .returning();
+  if (!run) {
+    const existing = await getRun(db, runId);
+    if (!existing) throw new NotFoundError(`no run ${runId}`);
+    throw new Error(`run ${runId} is ${existing.state}, not claimed`);
+  }
+  return run;
+}
+
+export interface RunResult {
+  mode: "agentic" | "legacy" | "digest";
+  route: string;
+  endpoint: string | null;
+  model: string | null;
+  turns: number;
+  toolCalls: number;
+  promptTokens: number;
+  evalTokens: number;
+  timings: Record<string, number>;
+  grounding: GroundingVerdict | null;
+  prose: string;
+  reason: string | null;
+}
+
+export async function finishRun(
+  db: Database,
+  runId: number,
+  result: RunResult,
+  at: Date,
+): Promise<BriefingRun> {
+  const [run] = await db
+    .update(briefingRuns)
+    .set({ ...result, state: "generated", generatedAt: at, updatedAt: at })
+    .where(eq(briefingRuns.id, runId))
+    .returning();
+  if (!run) throw new NotFoundError(`no run ${runId}`);
+  return run;
+}
+
+export async function failRun(db: Database, runId: number, reason: string, at: Date): Promise<void> {
+  await db
+    .update(briefingRuns)
+    .set({ state: "failed", reason, updatedAt: at })
+    .where(eq(briefingRuns.id, runId));
+}
+
+/** Runs not yet archived, created before `before`; the retention roll-up's work list. */
+export async function listRunsToArchive(
+  db: Database,
+  before: Date,
+  userId?: number,
+): Promise<Array<Pick<BriefingRun, "id" | "userId" | "claimedAt">>> {
+  return db
+    .select({ id: briefingRuns.id, userId: briefingRuns.userId, claimedAt: briefingRuns.claimedAt })
+    .from(briefingRuns)
+    .where(
+      and(
+        isNull(briefingRuns.archivedAt),
+        lt(briefingRuns.claimedAt, before),
+        userId === undefined ? undefined : eq(briefingRuns.userId, userId),
+      ),
+    )
+    .orderBy(asc(briefingRuns.id));
+}

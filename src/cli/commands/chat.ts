@@ -1,0 +1,93 @@
+/**
+ * `briefbot chat --user U [--run ID]`: the terminal channel. Lines from the input are messages; by default
+ * they follow up on the user's latest briefing. A destructive tool call asks "y/n" before it runs.
+ */
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
+import { getUserRun, latestFinishedRun } from "../../../db/queries/runs.ts";
+import { requireUserByName } from "../../../db/queries/users.ts";
+import type { Assistant, ThreadRef } from "../../core/assistant.ts";
+import { createAssistant } from "../../core/assistant-service.ts";
+import { CliError, type Output, type RegisterCommands, withContext } from "../context.ts";
+import { parsePositiveInt } from "../parse.ts";
+import { assistantDeps } from "./brief.ts";
+
+interface ChatOptions {
+  user: string;
+  run?: string;
+  new?: boolean;
+}
+
+/** `input` defaults to stdin; tests pass their own stream. */
+export function createChatCommands(streams: { input?: Readable } = {}): RegisterCommands {
+  return (program, context) => {
+    program
+      .command("chat")
+      .description("talk to the assistant in the terminal (follow-ups to the latest briefing by default)")
+      .requiredOption("--user <name>", "who is talking")
+      .option("--run <id>", "follow up on this briefing run")
+      .option("--new", "plain chat, not about a briefing")
+      .action((options: ChatOptions) =>
+        withContext(context, async (ctx) => {
+          const user = await requireUserByName(ctx.db, options.user);
+          let runId: number | undefined;
+          if (options.run !== undefined) {
+            runId = parsePositiveInt("--run", options.run);
+            if (!(await getUserRun(ctx.db, user.id, runId)))
+              throw new CliError(`${user.name} has no run ${runId}`);
+          } else if (!options.new) {
+            runId = (await latestFinishedRun(ctx.db, user.id))?.id;
+          }
+          const thread: ThreadRef = {
+            platform: "cli",
+            threadKey: `cli:${user.id}:${ctx.clock.now().toISOString()}`,
+            ...(runId !== undefined ? { runId } : {}),
+          };
+          ctx.out.line(
+            runId === undefined
+              ? `chatting with ${user.name}'s assistant; an empty line or /exit ends`
+              : `following up on briefing run ${runId}; an empty line or /exit ends`,
+          );
+          await runTerminalChat(
+            createAssistant(assistantDeps(ctx)),
+            user.id,
+            thread,
+            streams.input ?? process.stdin,
+            ctx.out,
+          );
+        }),
+      );
+  };
+}
+
+export const registerChatCommands: RegisterCommands = createChatCommands();
+
+export async function runTerminalChat(
+  assistant: Assistant,
+  userId: number,
+  thread: ThreadRef,
+  input: Readable,
+  out: Output,
+): Promise<void> {
+  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })[Symbol.asyncIterator]();
+  const next = async (): Promise<string | undefined> => {
+    const line = await lines.next();
+    return line.done ? undefined : line.value;
+  };
+  for (;;) {
+    const text = (await next())?.trim();
+    if (!text || text === "/exit") return;
+    const reply = await assistant.reply(userId, thread, text);
+    out.line(`assistant> ${reply.text}`);
+    for (const pending of reply.pending) {
+      out.line(`confirm> ${pending.summary} [y/N]`);
+      const answer = (await next())?.trim().toLowerCase() ?? "";
+      const outcome = await assistant.resolveConfirmation(
+        userId,
+        pending.id,
+        answer === "y" || answer === "yes",
+      );
+      out.line(`assistant> ${outcome.text}`);
+    }
+  }
+}

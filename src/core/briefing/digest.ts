@@ -1,0 +1,44 @@
+/**
+ * The never-silent fallback: a briefing written by code from the run's receipts when the model is down,
+ * failing, or produced nothing usable. Plain, complete, and backed line by line.
+ */
+import type { Receipt } from "../assistant.ts";
+import { readSections } from "./receipt-text.ts";
+
+export const MODEL_UNAVAILABLE_NOTE =
+  "(The assistant model was unavailable, so this is a plain digest of your data.)";
+
+export function buildDigest(
+  receipts: readonly Receipt[],
+  options: { heading: string; note?: string },
+): string {
+  const sections = readSections(receipts);
+  const lines: string[] = [options.heading];
+  if (sections.events !== undefined) {
+    lines.push(
+      sections.events.length === 0
+        ? "Nothing on your calendar today."
+        : `Calendar today: ${sections.events.join("; ")}.`,
+    );
+  } else {
+    lines.push("Your calendar could not be checked.");
+  }
+  if (sections.dueToday !== undefined) {
+    lines.push(
+      sections.dueToday.length === 0 ? "No tasks due today." : `Due today: ${sections.dueToday.join("; ")}.`,
+    );
+  }
+  if (sections.overdue !== undefined) {
+    lines.push(
+      sections.overdue.length === 0 ? "Nothing overdue." : `Overdue: ${sections.overdue.join("; ")}.`,
+    );
+  }
+  if (sections.dueToday === undefined && sections.overdue === undefined)
+    lines.push("Your tasks could not be checked.");
+  lines.push(sections.weather ? `Weather: ${sections.weather}.` : "No weather forecast available.");
+  if (sections.headlines !== undefined && sections.headlines.length > 0) {
+    lines.push(`Headlines: ${sections.headlines.slice(0, 5).join("; ")}.`);
+  }
+  if (options.note) lines.push(options.note);
+  return lines.join("\n");
+}

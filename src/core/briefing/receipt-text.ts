@@ -1,0 +1,109 @@
+/**
+ * Plain-text readings of receipts, for the deterministic digest and the legacy prompt. Every section says
+ * what it found, or "none" when the tool ran and found nothing, or nothing at all when no tool looked:
+ * an absent section must never read as "nothing there".
+ */
+import type { Receipt } from "../assistant.ts";
+
+export interface Sections {
+  events: string[] | undefined;
+  dueToday: string[] | undefined;
+  overdue: string[] | undefined;
+  highPriority: string[] | undefined;
+  weather: string | undefined;
+  headlines: string[] | undefined;
+  projects: string[] | undefined;
+  notes: string[] | undefined;
+}
+
+export function readSections(receipts: readonly Receipt[]): Sections {
+  const ok = receipts.filter((receipt) => !receipt.error);
+  const latest = (name: string, matches: (args: Record<string, unknown>) => boolean = () => true) =>
+    [...ok].reverse().find((receipt) => receipt.toolName === name && matches(receipt.arguments));
+  const tasksFor = (filter: string) => latest("list_tasks", (args) => args.filter === filter);
+  const events = latest("list_events", (args) => args.range === undefined || args.range === "today");
+  const weather = latest("get_weather");
+  const news = latest("get_rss_items");
+  const projects = latest("list_projects") ?? latest("search_projects");
+  const notes = latest("list_notes");
+  return {
+    events: events ? list(events.result, "events").map(eventLine) : undefined,
+    dueToday: mapTasks(tasksFor("due_today")),
+    overdue: mapTasks(tasksFor("overdue")),
+    highPriority: mapTasks(tasksFor("high_priority")),
+    weather: weather ? weatherLine(weather.result) : undefined,
+    headlines: news ? list(news.result, "items").map(headlineLine) : undefined,
+    projects: projects ? list(projects.result, "projects").map(projectLine) : undefined,
+    notes: notes ? list(notes.result, "notes").map(noteLine) : undefined,
+  };
+}
+
+function mapTasks(receipt: Receipt | undefined): string[] | undefined {
+  return receipt ? list(receipt.result, "tasks").map(taskLine) : undefined;
+}
+
+export function eventLine(event: Record<string, unknown>): string {
+  const title = text(event.title) || "(untitled event)";
+  const where = text(event.location) ? ` at ${text(event.location)}` : "";
+  if (event.all_day === true) return `${title} (all day)${where}`;
+  const start = text(event.start);
+  const end = text(event.end);
+  const when = start ? (end ? `${start}–${end} ` : `${start} `) : "";
+  return `${when}${title}${where}`;
+}
+
+export function taskLine(task: Record<string, unknown>): string {
+  const title = `"${text(task.title) || "(untitled task)"}"`;
+  const due = [text(task.due), text(task.due_time)].filter(Boolean).join(" ");
+  const extras = [due ? `due ${due}` : "", task.priority === "high" ? "high priority" : ""].filter(Boolean);
+  return extras.length > 0 ? `${title} (${extras.join(", ")})` : title;
+}
+
+export function weatherLine(result: unknown): string | undefined {
+  if (!isRecord(result)) return undefined;
+  if (typeof result.error === "string" || result.available === false) return undefined;
+  const today = isRecord(result.today) ? result.today : undefined;
+  const now = isRecord(result.now) ? result.now : undefined;
+  const unit = text(result.unit) || "°C";
+  const parts: string[] = [];
+  if (today) {
+    const summary = text(today.summary);
+    if (summary) parts.push(summary);
+    if (typeof today.low === "number" && typeof today.high === "number") {
+      parts.push(`${today.low}${unit} to ${today.high}${unit}`);
+    }
+    if (typeof today.precipitation_chance === "number")
+      parts.push(`${today.precipitation_chance}% chance of rain`);
+  }
+  if (now && typeof now.temperature === "number") parts.push(`${now.temperature}${unit} now`);
+  if (parts.length === 0) return undefined;
+  const place = text(result.location);
+  return `${place ? `${place}: ` : ""}${parts.join(", ")}`;
+}
+
+function headlineLine(item: Record<string, unknown>): string {
+  const feed = text(item.feed);
+  return `${text(item.title) || "(untitled)"}${feed ? ` (${feed})` : ""}`;
+}
+
+function projectLine(project: Record<string, unknown>): string {
+  return `${text(project.name)} (${text(project.status) || "active"})`;
+}
+
+function noteLine(note: Record<string, unknown>): string {
+  return text(note.title) || text(note.body).slice(0, 80);
+}
+
+function list(result: unknown, key: string): Array<Record<string, unknown>> {
+  if (!isRecord(result)) return [];
+  const value = result[key];
+  return Array.isArray(value) ? value.filter(isRecord) : [];
+}
+
+function text(value: unknown): string {
+  return typeof value === "string" ? value.trim() : typeof value === "number" ? String(value) : "";
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

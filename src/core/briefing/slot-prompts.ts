@@ -1,0 +1,98 @@
+/**
+ * The design's slot prompts, with the user's profile and their local date, time and zone. The trigger is a
+ * plain instruction sent to the model; it is never stored as if the user had said it.
+ */
+import { DateTime } from "luxon";
+import type { SlotName } from "../../../db/schema/users.ts";
+
+export interface PromptUser {
+  name: string;
+  timeZone: string;
+  profile: string;
+}
+
+/** The discipline every prompt that may state facts carries (the design's "Secondary win"). */
+export const GROUNDING_RULES = [
+  "Call tools to see the data. Never assert facts you didn't learn from a tool.",
+  "If a tool returns nothing (no events today, no overdue tasks), say so honestly. Don't fabricate items to fill space.",
+  "Write times, dates, temperatures and names exactly as the tool results give them.",
+];
+
+export function localContext(user: PromptUser, now: Date): string {
+  const local = DateTime.fromJSDate(now, { zone: user.timeZone });
+  return `Today is ${local.toFormat("cccc d LLLL yyyy")} (${local.toISODate()}); the local time is ${local.toFormat("HH:mm")} in ${user.timeZone}. All times in tool results are local to this zone.`;
+}
+
+function profileBlock(user: PromptUser): string {
+  const profile = user.profile.trim();
+  return `User profile (for tone and preferences):\n${profile || `(none; the user is called ${user.name})`}`;
+}
+
+export function briefingSystemPrompt(slot: SlotName, user: PromptUser, now: Date): string {
+  const body =
+    slot === "morning" ? compilationPrompt() : slot === "evening" ? eveningPrompt() : checkInPrompt(slot);
+  return `${body}\n\n${localContext(user, now)}\n\n${profileBlock(user)}`;
+}
+
+function compilationPrompt(): string {
+  return `You are the user's personal assistant giving their full morning briefing.
+Use the tools available to see what's actually relevant today — tasks due,
+overdue items, events on the calendar, weather, news themes, project state
+— and weave it into a warm, natural-sounding summary.
+
+Rules:
+${bullets(GROUNDING_RULES)}
+- Write flowing prose. No markdown, no headers, no bullet points.
+- Aim for 6–10 sentences. Skip topics that have nothing interesting.
+- Close on one or two concrete, actionable suggestions.`;
+}
+
+function checkInPrompt(slot: SlotName): string {
+  return `You are the user's personal assistant giving a brief ${slot} check-in.
+Use tools to see what's changed since this morning. Focus on progress
+and what's still unaddressed.
+
+Rules:
+${bullets(GROUNDING_RULES)}
+- If nothing meaningful has changed, say so briefly — don't invent progress.
+- 3–5 sentences, natural prose, no markdown.`;
+}
+
+function eveningPrompt(): string {
+  return `You are the user's personal assistant giving a short evening wrap-up.
+Use tools to see what got done today, what is still open, and what tomorrow holds.
+
+Rules:
+${bullets(GROUNDING_RULES)}
+- If the day was quiet, say so briefly — don't invent progress.
+- 3–5 sentences, natural prose, no markdown.`;
+}
+
+const SLOT_TITLES: Record<SlotName, string> = {
+  morning: "morning briefing",
+  midday: "midday check-in",
+  afternoon: "afternoon check-in",
+  evening: "evening wrap-up",
+};
+
+export function slotTitle(slot: SlotName): string {
+  return SLOT_TITLES[slot];
+}
+
+export function triggerInstruction(slot: SlotName): string {
+  return `Generate the ${SLOT_TITLES[slot]}.`;
+}
+
+/** After the runner added calls the model skipped: finish using everything above. */
+export function coverageInstruction(names: readonly string[]): string {
+  return `The tool results just above (${names.join(", ")}) were fetched for you because the briefing must cover them. Write the final briefing now, using all the tool results in this conversation, and only them.`;
+}
+
+/** The one corrective turn: names each claim no receipt backs. */
+export function correctionInstruction(unbackedDescription: string): string {
+  return `Some statements in your draft are not backed by any tool result of this run:\n${unbackedDescription}\nRewrite the briefing without them. State only what the tool results above show; where a tool returned nothing, say so.`;
+}
+
+function bullets(lines: readonly string[]): string {
+  return lines.map((line) => `- ${line}`).join("\n");
+}

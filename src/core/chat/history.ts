@@ -1,0 +1,34 @@
+/** Stored messages back into model messages, keeping tool calls paired with their results. */
+import type { StoredMessage } from "../../../db/schema/briefings.ts";
+import type { ChatMessage } from "../model.ts";
+
+export function toChatMessages(stored: readonly StoredMessage[]): ChatMessage[] {
+  const result: ChatMessage[] = [];
+  let callIds = new Set<string>();
+  for (const message of stored) {
+    if (message.role === "user") {
+      result.push({ role: "user", content: message.content });
+    } else if (message.role === "assistant") {
+      if (message.toolCalls && message.toolCalls.length > 0) {
+        callIds = new Set(message.toolCalls.flatMap((call) => (call.id ? [call.id] : [])));
+        result.push({ role: "assistant", content: message.content, tool_calls: message.toolCalls });
+      } else if (message.content.trim()) {
+        result.push({ role: "assistant", content: message.content });
+      }
+    } else if (message.role === "tool") {
+      // A result whose call fell outside the history window would dangle and confuse the model.
+      const previous = result.at(-1);
+      const inToolBlock =
+        previous?.role === "tool" || (previous?.role === "assistant" && previous.tool_calls !== undefined);
+      if (!inToolBlock || (message.toolCallId && callIds.size > 0 && !callIds.has(message.toolCallId)))
+        continue;
+      result.push({
+        role: "tool",
+        content: message.content,
+        tool_name: message.toolName ?? "unknown",
+        ...(message.toolCallId ? { tool_call_id: message.toolCallId } : {}),
+      });
+    }
+  }
+  return result;
+}

@@ -1,0 +1,229 @@
+import { DateTime } from "luxon";
+import { z } from "zod";
+import {
+  type ChatEventChanges,
+  createEvent,
+  deleteEvent,
+  EVENT_RANGES,
+  type EventView,
+  getEvent,
+  listEvents,
+  updateEvent,
+} from "../../db/queries/events.ts";
+import { NotFoundError } from "../../db/queries/users.ts";
+import type { CalendarEvent } from "../../db/schema/index.ts";
+import { localDate } from "../core/local-time.ts";
+import { defineTool, type ToolContext } from "../core/tools/define-tool.ts";
+import { compact } from "./format.ts";
+import { clockTime, idArgument, isoDate } from "./schemas.ts";
+
+const RANGE_MEANING = { today: "today", tomorrow: "tomorrow", upcoming: "in the coming days" } as const;
+
+export const listEventsTool = defineTool({
+  name: "list_events",
+  description:
+    "List the user's calendar events. range: today, tomorrow, or upcoming (from now, `days` ahead, default 7). " +
+    "Times are local. An empty list means the calendar has nothing in that range.",
+  readOnly: true,
+  input: z.object({
+    range: z.enum(EVENT_RANGES).default("today").describe("Which days to list"),
+    days: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(60)
+      .optional()
+      .describe("For range=upcoming: how many days ahead"),
+  }),
+  async handler({ range, days }, context) {
+    const now = context.clock.now();
+    const found = await listEvents(
+      context.db,
+      { id: context.user.id, timeZone: context.user.timeZone },
+      { range, now, ...(days !== undefined ? { days } : {}) },
+    );
+    return {
+      range,
+      ...(range === "upcoming" ? { days: days ?? 7 } : {}),
+      today: localDate(now, context.user.timeZone),
+      count: found.length,
+      events: found.map(eventView),
+      ...(found.length === 0 ? { note: `Nothing on the calendar ${RANGE_MEANING[range]}.` } : {}),
+    };
+  },
+});
+
+/** "2025-06-02 10:30" → date "2025-06-02", start "10:30": the forms people and the grounding check read. */
+export function eventView(event: EventView): Record<string, unknown> {
+  const [startDate, startTime] = event.start.split(" ");
+  const [endDate, endTime] = event.end.split(" ");
+  return compact({
+    id: event.id,
+    title: event.title,
+    date: startDate,
+    start: event.allDay ? null : startTime,
+    end: event.allDay ? null : endDate === startDate ? endTime : event.end,
+    all_day: event.allDay ? true : null,
+    last_day: event.allDay && endDate !== startDate ? endDate : null,
+    location: event.location,
+    status: event.status === "tentative" ? "tentative" : null,
+    description: event.description ? event.description.slice(0, 200) : null,
+    editable: event.source === "chat" ? null : false,
+  });
+}
+
+const timingFields = {
+  date: isoDate.describe("Local date of the event, YYYY-MM-DD"),
+  start_time: clockTime.optional().describe("Local start time HH:MM; omit for an all-day event"),
+  end_time: clockTime.optional().describe("Local end time HH:MM; default one hour after the start"),
+};
+
+export const createEventTool = defineTool({
+  name: "create_event",
+  description:
+    "Add an event to the user's calendar. Give start_time for a timed event, or omit it for all day.",
+  readOnly: false,
+  input: z.object({
+    title: z.string().trim().min(1, { error: "must not be empty" }).max(300),
+    ...timingFields,
+    location: z.string().max(300).optional(),
+    description: z.string().max(2000).optional(),
+  }),
+  async handler(args, context) {
+    const zone = context.user.timeZone;
+    const common = {
+      title: args.title,
+      ...(args.location !== undefined ? { location: args.location } : {}),
+      ...(args.description !== undefined ? { description: args.description } : {}),
+      timeZone: zone,
+    };
+    const event = args.start_time
+      ? await createEvent(context.db, context.user.id, {
+          ...common,
+          allDay: false,
+          ...timedRange(args.date, args.start_time, args.end_time, zone),
+        })
+      : await createEvent(context.db, context.user.id, { ...common, allDay: true, startDate: args.date });
+    return { created: rowView(event, zone) };
+  },
+});
+
+export const updateEventTool = defineTool({
+  name: "update_event",
+  description:
+    "Change an event the user created in chat (title, location, description, or date and times together). " +
+    "Events from subscribed calendars cannot be changed here.",
+  readOnly: false,
+  input: z.object({
+    id: idArgument("event"),
+    title: z.string().trim().min(1).max(300).optional(),
+    location: z.string().max(300).optional(),
+    description: z.string().max(2000).optional(),
+    date: isoDate.optional().describe("New local date YYYY-MM-DD (with start_time for a timed event)"),
+    start_time: timingFields.start_time,
+    end_time: timingFields.end_time,
+  }),
+  async handler(args, context) {
+    const zone = context.user.timeZone;
+    const existing = await requireChatEvent(context, args.id);
+    let timing: ChatEventChanges = {};
+    if (args.date !== undefined || args.start_time !== undefined || args.end_time !== undefined) {
+      const date = args.date ?? DateTime.fromJSDate(existing.startsAt, { zone }).toISODate() ?? "";
+      timing = args.start_time
+        ? { allDay: false, ...timedRange(date, args.start_time, args.end_time, zone) }
+        : args.end_time
+          ? {
+              allDay: false,
+              ...timedRange(
+                date,
+                DateTime.fromJSDate(existing.startsAt, { zone }).toFormat("HH:mm"),
+                args.end_time,
+                zone,
+              ),
+            }
+          : existing.allDay
+            ? { allDay: true, startDate: date }
+            : { allDay: false, ...shiftToDate(existing, date, zone) };
+    }
+    const changes: ChatEventChanges = {
+      ...timing,
+      ...(args.title !== undefined ? { title: args.title } : {}),
+      ...(args.location !== undefined ? { location: args.location } : {}),
+      ...(args.description !== undefined ? { description: args.description } : {}),
+    };
+    const updated = await updateEvent(context.db, context.user.id, args.id, changes, zone);
+    if (!updated) throw new NotFoundError(`no event ${args.id} created in chat`);
+    return { updated: rowView(updated, zone) };
+  },
+});
+
+export const deleteEventTool = defineTool({
+  name: "delete_event",
+  description: "Delete an event the user created in chat. The user must confirm before it happens.",
+  readOnly: false,
+  input: z.object({ id: idArgument("event") }),
+  async confirm({ id }, context) {
+    const event = await requireChatEvent(context, id);
+    const when = DateTime.fromJSDate(event.startsAt, { zone: context.user.timeZone }).toFormat(
+      event.allDay ? "ccc d LLL" : "ccc d LLL, HH:mm",
+    );
+    return `Delete event ${event.id} "${event.title}" (${when})?`;
+  },
+  async handler({ id }, context) {
+    const event = await requireChatEvent(context, id);
+    if (!(await deleteEvent(context.db, context.user.id, id)))
+      throw new NotFoundError(`no event ${id} created in chat`);
+    return { deleted: rowView(event, context.user.timeZone) };
+  },
+});
+
+export const eventTools = [listEventsTool, createEventTool, updateEventTool, deleteEventTool];
+
+async function requireChatEvent(context: ToolContext, id: number): Promise<CalendarEvent> {
+  const event = await getEvent(context.db, context.user.id, id);
+  if (!event) throw new NotFoundError(`no event ${id}`);
+  if (event.calendarId !== null) {
+    throw new Error(`event ${id} comes from a subscribed calendar; change it in that calendar instead`);
+  }
+  return event;
+}
+
+function timedRange(
+  date: string,
+  start: string,
+  end: string | undefined,
+  zone: string,
+): { startsAt: Date; endsAt?: Date } {
+  const startsAt = DateTime.fromISO(`${date}T${start}`, { zone });
+  if (!startsAt.isValid) throw new Error(`${date} ${start} is not a valid local time`);
+  if (end === undefined) return { startsAt: startsAt.toJSDate() };
+  let endsAt = DateTime.fromISO(`${date}T${end}`, { zone });
+  // "23:00 to 01:00" ends the next day.
+  if (endsAt < startsAt) endsAt = endsAt.plus({ days: 1 });
+  return { startsAt: startsAt.toJSDate(), endsAt: endsAt.toJSDate() };
+}
+
+function shiftToDate(event: CalendarEvent, date: string, zone: string): { startsAt: Date; endsAt: Date } {
+  const start = DateTime.fromJSDate(event.startsAt, { zone });
+  const target = DateTime.fromISO(date, { zone }).set({ hour: start.hour, minute: start.minute });
+  const duration = event.endsAt.getTime() - event.startsAt.getTime();
+  return { startsAt: target.toJSDate(), endsAt: new Date(target.toMillis() + duration) };
+}
+
+function rowView(event: CalendarEvent, zone: string): Record<string, unknown> {
+  const start = DateTime.fromJSDate(event.startsAt, { zone });
+  const end = DateTime.fromJSDate(event.endsAt, { zone });
+  return compact({
+    id: event.id,
+    title: event.title,
+    date: event.allDay ? event.startDate : start.toISODate(),
+    start: event.allDay ? null : start.toFormat("HH:mm"),
+    end: event.allDay
+      ? null
+      : end.hasSame(start, "day")
+        ? end.toFormat("HH:mm")
+        : end.toFormat("yyyy-LL-dd HH:mm"),
+    all_day: event.allDay ? true : null,
+    location: event.location,
+  });
+}

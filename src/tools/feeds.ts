@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { listFeedItems } from "../../db/queries/feeds.ts";
+import { defineTool } from "../core/tools/define-tool.ts";
+import { clip, compact, localStamp } from "./format.ts";
+
+export const getRssItemsTool = defineTool({
+  name: "get_rss_items",
+  description:
+    "Recent headlines from the user's RSS/Atom subscriptions, newest first. Without a topic, items matching the " +
+    "interests in the user's profile come first. Only mention headlines that appear in the result.",
+  readOnly: true,
+  input: z.object({
+    max: z.coerce.number().int().min(1).max(30).default(8).describe("How many items, 1-30"),
+    topic: z.string().trim().min(1).max(100).optional().describe("Only items about this topic"),
+  }),
+  async handler({ max, topic }, context) {
+    const items = await listFeedItems(context.db, context.user, { max, topic });
+    return {
+      ...(topic ? { topic } : {}),
+      count: items.length,
+      items: items.map((item) =>
+        compact({
+          id: item.id,
+          title: item.title,
+          feed: item.feedTitle,
+          published: item.publishedAt ? localStamp(item.publishedAt, context.user.timeZone) : null,
+          summary: clip(item.summary, 240),
+          interests: item.matchedInterests.length > 0 ? item.matchedInterests : null,
+        }),
+      ),
+      ...(items.length === 0
+        ? { note: topic ? `No recent items about "${topic}".` : "No recent feed items." }
+        : {}),
+    };
+  },
+});

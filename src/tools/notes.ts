@@ -1,0 +1,70 @@
+import { z } from "zod";
+import { createNote, listNotes, searchNotes } from "../../db/queries/notes.ts";
+import { defineTool } from "../core/tools/define-tool.ts";
+import { noteView } from "./format.ts";
+import { searchQuery } from "./schemas.ts";
+
+export const listNotesTool = defineTool({
+  name: "list_notes",
+  description: "List the user's most recent notes, optionally only those written in the last N days.",
+  readOnly: true,
+  input: z.object({
+    recent_days: z.coerce
+      .number()
+      .int({ error: "must be a whole number of days" })
+      .min(1)
+      .max(365)
+      .optional()
+      .describe("Only notes from the last N days"),
+  }),
+  async handler({ recent_days }, context) {
+    const found = await listNotes(context.db, context.user.id, {
+      now: context.clock.now(),
+      ...(recent_days !== undefined ? { recentDays: recent_days } : {}),
+      limit: 20,
+    });
+    return {
+      ...(recent_days !== undefined ? { recent_days } : {}),
+      count: found.length,
+      notes: found.map((note) => noteView(note, context.user.timeZone)),
+      ...(found.length === 0 ? { note: "No notes." } : {}),
+    };
+  },
+});
+
+export const searchNotesTool = defineTool({
+  name: "search_notes",
+  description: "Find the user's notes whose title or text contains the query (case-insensitive).",
+  readOnly: true,
+  input: z.object({ query: searchQuery.describe("Words to look for") }),
+  async handler({ query }, context) {
+    const found = await searchNotes(context.db, context.user.id, query);
+    return {
+      query,
+      count: found.length,
+      notes: found.map((note) => noteView(note, context.user.timeZone)),
+      ...(found.length === 0 ? { note: `No note matches "${query}".` } : {}),
+    };
+  },
+});
+
+export const createNoteTool = defineTool({
+  name: "create_note",
+  description: "Save a note for the user.",
+  readOnly: false,
+  input: z.object({
+    body: z.string().trim().min(1, { error: "must not be empty" }).max(10_000),
+    title: z.string().trim().max(200).optional(),
+  }),
+  async handler(args, context) {
+    const note = await createNote(context.db, {
+      userId: context.user.id,
+      body: args.body,
+      ...(args.title ? { title: args.title } : {}),
+      createdAt: context.clock.now(),
+    });
+    return { created: noteView(note, context.user.timeZone) };
+  },
+});
+
+export const noteTools = [listNotesTool, searchNotesTool, createNoteTool];

@@ -1,0 +1,92 @@
+import { z } from "zod";
+import {
+  createProject,
+  findProjectByName,
+  listProjects,
+  searchProjects,
+  updateProject,
+} from "../../db/queries/projects.ts";
+import { defineTool } from "../core/tools/define-tool.ts";
+import { projectView } from "./format.ts";
+import { idArgument, searchQuery } from "./schemas.ts";
+
+const PROJECT_STATUSES = ["active", "paused", "done", "archived"] as const;
+
+export const listProjectsTool = defineTool({
+  name: "list_projects",
+  description: "List the user's projects with their status and summary, optionally only one status.",
+  readOnly: true,
+  input: z.object({ status: z.enum(PROJECT_STATUSES).optional().describe("Only projects with this status") }),
+  async handler({ status }, context) {
+    const found = await listProjects(context.db, context.user.id, status);
+    return {
+      ...(status ? { status } : {}),
+      count: found.length,
+      projects: found.map(projectView),
+      ...(found.length === 0 ? { note: "No projects." } : {}),
+    };
+  },
+});
+
+export const searchProjectsTool = defineTool({
+  name: "search_projects",
+  description: "Find the user's projects whose name or summary contains the query (case-insensitive).",
+  readOnly: true,
+  input: z.object({ query: searchQuery.describe("Words to look for") }),
+  async handler({ query }, context) {
+    const found = await searchProjects(context.db, context.user.id, query);
+    return {
+      query,
+      count: found.length,
+      projects: found.map(projectView),
+      ...(found.length === 0 ? { note: `No project matches "${query}".` } : {}),
+    };
+  },
+});
+
+export const createProjectTool = defineTool({
+  name: "create_project",
+  description: "Create a project for the user.",
+  readOnly: false,
+  input: z.object({
+    name: z.string().trim().min(1, { error: "must not be empty" }).max(200),
+    summary: z.string().max(2000).optional(),
+    status: z.enum(PROJECT_STATUSES).optional(),
+  }),
+  async handler(args, context) {
+    const existing = await findProjectByName(context.db, context.user.id, args.name);
+    if (existing) throw new Error(`a project named "${existing.name}" already exists (id ${existing.id})`);
+    const project = await createProject(context.db, {
+      userId: context.user.id,
+      name: args.name,
+      ...(args.summary !== undefined ? { summary: args.summary } : {}),
+      ...(args.status !== undefined ? { status: args.status } : {}),
+    });
+    return { created: projectView(project) };
+  },
+});
+
+export const updateProjectTool = defineTool({
+  name: "update_project",
+  description: "Change a project's name, summary or status. Only the fields given change.",
+  readOnly: false,
+  input: z.object({
+    id: idArgument("project"),
+    name: z.string().trim().min(1).max(200).optional(),
+    summary: z.string().max(2000).optional(),
+    status: z.enum(PROJECT_STATUSES).optional(),
+  }),
+  async handler({ id, ...changes }, context) {
+    const given = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+    if (Object.keys(given).length === 0) throw new Error("nothing to change: give name, summary or status");
+    if (changes.name) {
+      const clash = await findProjectByName(context.db, context.user.id, changes.name);
+      if (clash && clash.id !== id)
+        throw new Error(`a project named "${clash.name}" already exists (id ${clash.id})`);
+    }
+    const project = await updateProject(context.db, context.user.id, id, given, context.clock.now());
+    return { updated: projectView(project) };
+  },
+});
+
+export const projectTools = [listProjectsTool, searchProjectsTool, createProjectTool, updateProjectTool];

@@ -1,0 +1,154 @@
+import { z } from "zod";
+import { findProjectByName, listProjects } from "../../db/queries/projects.ts";
+import {
+  completeTask,
+  createTask,
+  deleteTask,
+  getTask,
+  listTasks,
+  TASK_FILTERS,
+  updateTask,
+} from "../../db/queries/tasks.ts";
+import { NotFoundError } from "../../db/queries/users.ts";
+import { TASK_PRIORITIES } from "../../db/schema/index.ts";
+import { localDate } from "../core/local-time.ts";
+import { defineTool, type ToolContext } from "../core/tools/define-tool.ts";
+import { taskView } from "./format.ts";
+import { clockTime, idArgument, isoDate } from "./schemas.ts";
+
+const FILTER_MEANING: Record<(typeof TASK_FILTERS)[number], string> = {
+  due_today: "open tasks due today",
+  overdue: "open tasks due before today",
+  high_priority: "open high-priority tasks",
+  open: "open tasks",
+  completed_recently: "tasks completed since yesterday",
+};
+
+export const listTasksTool = defineTool({
+  name: "list_tasks",
+  description:
+    "List the user's tasks. filter: due_today (open, due today), overdue (open, due before today), " +
+    "high_priority, open (all open), completed_recently (done since yesterday). An empty list means there are none.",
+  readOnly: true,
+  input: z.object({
+    filter: z.enum(TASK_FILTERS).default("open").describe("Which tasks to list"),
+  }),
+  async handler({ filter }, context) {
+    const now = context.clock.now();
+    const found = await listTasks(
+      context.db,
+      { userId: context.user.id, timeZone: context.user.timeZone, now },
+      filter,
+    );
+    const names = await projectNames(context);
+    return {
+      filter,
+      today: localDate(now, context.user.timeZone),
+      count: found.length,
+      tasks: found.map((task) => taskView(task, names)),
+      ...(found.length === 0 ? { note: `No ${FILTER_MEANING[filter]}.` } : {}),
+    };
+  },
+});
+
+const taskFields = {
+  notes: z.string().max(2000).optional().describe("Longer description"),
+  due_date: isoDate.optional().describe("Due date, YYYY-MM-DD in the user's time zone"),
+  due_time: clockTime.optional().describe("Optional due time, HH:MM (24-hour, local)"),
+  priority: z.enum(TASK_PRIORITIES).optional().describe("low, normal or high"),
+  project: z.string().trim().min(1).optional().describe("Name of one of the user's projects"),
+};
+
+export const createTaskTool = defineTool({
+  name: "create_task",
+  description: "Create a task for the user. Compute due dates from today's date given in the system prompt.",
+  readOnly: false,
+  input: z.object({
+    title: z.string().trim().min(1, { error: "must not be empty" }).max(300),
+    ...taskFields,
+  }),
+  async handler(args, context) {
+    if (args.due_time && !args.due_date) throw new Error("due_time needs a due_date");
+    const projectId = args.project ? await projectIdByName(context, args.project) : null;
+    const task = await createTask(context.db, {
+      userId: context.user.id,
+      title: args.title,
+      notes: args.notes ?? "",
+      dueDate: args.due_date ?? null,
+      dueTime: args.due_time ?? null,
+      priority: args.priority ?? "normal",
+      projectId,
+      createdAt: context.clock.now(),
+      updatedAt: context.clock.now(),
+    });
+    return { created: taskView(task) };
+  },
+});
+
+export const updateTaskTool = defineTool({
+  name: "update_task",
+  description:
+    "Change a task's title, notes, due date/time, priority or project. Only the fields given change.",
+  readOnly: false,
+  input: z.object({
+    id: idArgument("task"),
+    title: z.string().trim().min(1).max(300).optional(),
+    ...taskFields,
+    due_date: isoDate.nullable().optional().describe("New due date YYYY-MM-DD, or null to remove it"),
+  }),
+  async handler(args, context) {
+    const changes = {
+      ...(args.title !== undefined ? { title: args.title } : {}),
+      ...(args.notes !== undefined ? { notes: args.notes } : {}),
+      ...(args.due_date !== undefined
+        ? { dueDate: args.due_date, ...(args.due_date === null ? { dueTime: null } : {}) }
+        : {}),
+      ...(args.due_time !== undefined ? { dueTime: args.due_time } : {}),
+      ...(args.priority !== undefined ? { priority: args.priority } : {}),
+      ...(args.project !== undefined ? { projectId: await projectIdByName(context, args.project) } : {}),
+    };
+    if (Object.keys(changes).length === 0) throw new Error("nothing to change: give at least one field");
+    const task = await updateTask(context.db, context.user.id, args.id, changes, context.clock.now());
+    return { updated: taskView(task) };
+  },
+});
+
+export const completeTaskTool = defineTool({
+  name: "complete_task",
+  description: "Mark one of the user's tasks as done.",
+  readOnly: false,
+  input: z.object({ id: idArgument("task") }),
+  async handler({ id }, context) {
+    const task = await completeTask(context.db, context.user.id, id, context.clock.now());
+    return { completed: taskView(task) };
+  },
+});
+
+export const deleteTaskTool = defineTool({
+  name: "delete_task",
+  description: "Delete one of the user's tasks. The user must confirm before it happens.",
+  readOnly: false,
+  input: z.object({ id: idArgument("task") }),
+  async confirm({ id }, context) {
+    const task = await getTask(context.db, context.user.id, id);
+    if (!task) throw new NotFoundError(`no task ${id}`);
+    return `Delete task ${task.id} "${task.title}"?`;
+  },
+  async handler({ id }, context) {
+    const task = await deleteTask(context.db, context.user.id, id);
+    return { deleted: taskView(task) };
+  },
+});
+
+export const taskTools = [listTasksTool, createTaskTool, updateTaskTool, completeTaskTool, deleteTaskTool];
+
+async function projectNames(context: ToolContext): Promise<Map<number, string>> {
+  const projects = await listProjects(context.db, context.user.id);
+  return new Map(projects.map((project) => [project.id, project.name]));
+}
+
+async function projectIdByName(context: ToolContext, name: string): Promise<number> {
+  const project = await findProjectByName(context.db, context.user.id, name);
+  if (!project) throw new NotFoundError(`no project named "${name}"`);
+  return project.id;
+}

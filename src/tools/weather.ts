@@ -1,0 +1,70 @@
+import { z } from "zod";
+import { defineTool } from "../core/tools/define-tool.ts";
+import { readWeather } from "../sources/weather/get-weather.ts";
+import type { DailyForecast } from "../sources/weather/weather-report.ts";
+import { compact } from "./format.ts";
+
+/** Words that mean "wherever the user is" rather than a place name. */
+const HOME_WORDS = new Set(["home", "here", "my location", "current", "local", "me"]);
+
+export const getWeatherTool = defineTool({
+  name: "get_weather",
+  description:
+    "Today's forecast (low/high °C, conditions, chance of rain), the current temperature and the next days, for " +
+    "the user's saved location. Reads the stored forecast; says how old it is.",
+  readOnly: true,
+  input: z.object({
+    location: z
+      .string()
+      .trim()
+      .max(100)
+      .optional()
+      .describe('Leave out (or "home") for the user\'s saved location'),
+  }),
+  async handler({ location }, context) {
+    const saved = context.user.locationName;
+    if (location && !HOME_WORDS.has(location.toLowerCase()) && !sameLocation(location, saved)) {
+      throw new Error(
+        `only the user's saved location (${saved ?? "none set"}) has a forecast, not "${location}"`,
+      );
+    }
+    const weather = await readWeather(context.db, context.user, context.clock.now());
+    if (!weather.available) throw new Error(weather.reason);
+    const [today, ...later] = weather.days;
+    return compact({
+      location: weather.location,
+      as_of: weather.asOfLocal,
+      stale: weather.stale ? true : null,
+      stale_reason: weather.staleReason ?? null,
+      unit: "°C",
+      now:
+        weather.current && weather.current.temperatureC !== null
+          ? { temperature: round(weather.current.temperatureC), summary: weather.current.description }
+          : null,
+      today: today ? dayView(today) : null,
+      next_days: later.slice(0, 3).map(dayView),
+    });
+  },
+});
+
+function dayView(day: DailyForecast): Record<string, unknown> {
+  return compact({
+    date: day.date,
+    summary: day.description,
+    low: day.minTemperatureC === null ? null : round(day.minTemperatureC),
+    high: day.maxTemperatureC === null ? null : round(day.maxTemperatureC),
+    precipitation_chance: day.precipitationProbabilityPercent,
+  });
+}
+
+/** Whole degrees: the model rounds anyway, and the grounding check then finds the same number. */
+function round(value: number): number {
+  return Math.round(value);
+}
+
+function sameLocation(asked: string, saved: string | null): boolean {
+  if (!saved) return false;
+  const a = asked.toLowerCase();
+  const b = saved.toLowerCase();
+  return b.includes(a) || a.includes(b.split(",")[0]?.trim() ?? b);
+}

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { registerBriefCommands } from "../../src/cli/commands/brief.ts";
+import { registerReceiptsCommands } from "../../src/cli/commands/receipts.ts";
+import { fixedClock } from "../../src/core/clock.ts";
+import {
+  call,
+  LONDON,
+  MODEL,
+  MORNING_CALLS,
+  START,
+  seedTasks,
+  seedWeather,
+  startModelServer,
+} from "../core/fixture.ts";
+import { cliHarness } from "../helpers/cli.ts";
+import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
+import type { OllamaTestServer } from "../servers/ollama-server.ts";
+
+let server: OllamaTestServer;
+beforeAll(async () => {
+  server = await startModelServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describeEachDatabase("briefbot brief / receipts", (getDb) => {
+  const cli = () =>
+    cliHarness(getDb, {
+      env: { OLLAMA_HOST: server.url, BRIEFBOT_MODEL: MODEL },
+      clock: fixedClock(START),
+      families: [registerBriefCommands, registerReceiptsCommands],
+    });
+
+  it("prints the prose, the status row, the grounding verdict and timings, then the receipts", async () => {
+    const db = getDb();
+    const user = await createTestUser(db, LONDON);
+    await seedTasks(db, user);
+    await seedWeather(db);
+    server.script(MODEL, [
+      { toolCalls: MORNING_CALLS },
+      {
+        content: 'Nothing on your calendar today. "Renew passport" is due at 14:30. A meeting at 10:30 too.',
+      },
+      { content: 'Nothing on your calendar today. "Renew passport" is due at 14:30.' },
+    ]);
+    const run = cli();
+    const brief = await run("brief", "--user", user.name, "--slot", "morning");
+    expect(brief.code).toBe(0);
+    const lines = brief.stdout.split("\n");
+    expect(lines[0]).toBe('Nothing on your calendar today. "Renew passport" is due at 14:30.');
+    expect(brief.stdout).toContain("✓ checked calendar · ✓ looked at tasks · ✓ pulled weather");
+    expect(brief.stdout).toMatch(/grounding: \d+ claims checked, unbacked: "10:30" → corrected/);
+    expect(brief.stdout).toMatch(/run \d+ · agentic · qwen2\.5:7b on default · 3 model turns · 4 tool calls/);
+    expect(brief.stdout).toMatch(/timings: total \d+ ms, model \d+ ms, tools \d+ ms, storage \d+ ms/);
+    expect(brief.stderr).toContain("✓ list_events");
+
+    const receipts = await run("receipts", "--user", user.name);
+    expect(receipts.code).toBe(0);
+    expect(receipts.stdout).toMatch(/^run \d+ · morning of 2025-06-02 · 4 tool calls/);
+    expect(receipts.stdout).toContain('07:00:00  ✓ list_tasks({"filter":"due_today"})');
+    expect(receipts.stdout).toContain('"title":"Renew passport"');
+    const json = await run("receipts", "--user", user.name, "--json");
+    expect(JSON.parse(json.stdout).receipts).toHaveLength(4);
+  });
+
+  it("prints JSON for scripts and refuses bad input with one line", async () => {
+    const db = getDb();
+    const user = await createTestUser(db, LONDON);
+    server.script(MODEL, [
+      { toolCalls: [call("list_tasks", { filter: "due_today" }), call("list_events")] },
+      { content: "Nothing on your calendar today." },
+    ]);
+    const run = cli();
+    const result = await run("brief", "--user", user.name, "--slot", "midday", "--json");
+    expect(result.code).toBe(0);
+    const parsed = JSON.parse(result.stdout);
+    expect(parsed).toMatchObject({ slot: "midday", mode: "agentic", model: { route: "briefing", turns: 2 } });
+    expect(parsed.receipts).toHaveLength(2);
+
+    const badSlot = await run("brief", "--user", user.name, "--slot", "noon");
+    expect(badSlot.code).toBe(2);
+    expect(badSlot.stderr.trim().split("\n")).toHaveLength(1);
+    expect((await run("receipts", "--user", user.name, "--run", "999999")).stderr).toMatch(
+      /has no run 999999/,
+    );
+    const nobody = await createTestUser(db, LONDON);
+    expect((await run("receipts", "--user", nobody.name)).stderr).toMatch(/has no briefing yet/);
+  });
+});

@@ -1,0 +1,206 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { listRunMessages, listRunReceipts } from "../../../db/queries/messages.ts";
+import { getRun } from "../../../db/queries/runs.ts";
+import { updateUser } from "../../../db/queries/users.ts";
+import { briefingRuns } from "../../../db/schema/index.ts";
+import { runBriefing } from "../../../src/core/briefing/run-briefing.ts";
+import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
+import type { OllamaTestServer } from "../../servers/ollama-server.ts";
+import {
+  LONDON,
+  MODEL,
+  MORNING_CALLS,
+  requestText,
+  SMALL_MODEL,
+  seedEvent,
+  seedTasks,
+  seedWeather,
+  startModelServer,
+  TODAY,
+  testDeps,
+} from "../fixture.ts";
+
+let server: OllamaTestServer;
+beforeAll(async () => {
+  server = await startModelServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const HONEST =
+  'Good morning. Partly cloudy, 8 to 16 degrees. "Renew passport" is due at 14:30 and "File expenses" is overdue.';
+
+describeEachDatabase("grounding, legacy and fallbacks", (getDb) => {
+  async function morningUser() {
+    const db = getDb();
+    const user = await createTestUser(db, LONDON);
+    await seedTasks(db, user);
+    await seedWeather(db);
+    return user;
+  }
+
+  it("catches a fabricated 10:30 meeting, names it in one corrective turn, and keeps the corrected draft", async () => {
+    const db = getDb();
+    const user = await morningUser();
+    const { deps } = testDeps(db, server.url);
+    const before = server.chatRequests(MODEL).length;
+    server.script(MODEL, [
+      { toolCalls: MORNING_CALLS },
+      { content: `${HONEST} You also have a quick meeting at 10:30 AM with the design team.` },
+      { content: HONEST },
+    ]);
+    const outcome = await runBriefing(deps, { user, slot: "morning", trigger: "manual" });
+    const requests = server.chatRequests(MODEL).slice(before);
+    expect(requests).toHaveLength(3);
+    const correction = String(requests[2]?.messages.at(-1)?.content);
+    expect(correction).toContain("not backed by any tool result");
+    expect(correction).toMatch(/10:30/);
+    expect(requests[2]?.tools).toBeUndefined();
+    expect(outcome.prose).toBe(HONEST);
+    expect(outcome.grounding?.action).toBe("corrected");
+    expect(outcome.grounding?.unbacked.join(" ")).toMatch(/10:30/);
+    const run = await getRun(db, outcome.runId);
+    expect(run?.grounding).toMatchObject({ action: "corrected", corrections: 1 });
+    expect(run?.grounding?.claimsChecked).toBeGreaterThan(0);
+  });
+
+  for (const written of ["10:30", "10:30 AM", "10.30am", "14:45"]) {
+    it(`removes the sentence when the second draft still claims a meeting at ${written}`, async () => {
+      const db = getDb();
+      const user = await morningUser();
+      const { deps } = testDeps(db, server.url);
+      const fabricated = `Don't forget the meeting at ${written}.`;
+      server.script(MODEL, [
+        { toolCalls: MORNING_CALLS },
+        { content: `${HONEST} ${fabricated}` },
+        { content: `${HONEST} ${fabricated}` },
+      ]);
+      const outcome = await runBriefing(deps, { user, slot: "morning", trigger: "manual" });
+      expect(outcome.prose).toBe(HONEST);
+      expect(outcome.prose).not.toContain(written);
+      expect(outcome.grounding?.action).toBe("sentences_removed");
+      expect(outcome.mode).toBe("agentic");
+    });
+  }
+
+  it("falls back to the digest when nothing backed is left", async () => {
+    const db = getDb();
+    const user = await morningUser();
+    const { deps, logger } = testDeps(db, server.url);
+    const invented = "Your team huddle is at 2:30 PM and the Q2 budget draft is due by Friday.";
+    server.script(MODEL, [{ toolCalls: MORNING_CALLS }, { content: invented }, { content: invented }]);
+    const outcome = await runBriefing(deps, { user, slot: "morning", trigger: "manual" });
+    expect(outcome.mode).toBe("digest");
+    expect(outcome.prose).toContain('"Renew passport"');
+    expect(outcome.prose).not.toContain("huddle");
+    expect(outcome.grounding?.action).toBe("digest");
+    expect(logger.warnings.map((warning) => warning.message)).toContain(
+      "briefing stayed ungrounded after correction; sending a digest",
+    );
+  });
+
+  it("legacy mode gathers first, writes every section with 'none' when empty, and stores the data as receipts", async () => {
+    const db = getDb();
+    const user = await createTestUser(db, { ...LONDON, briefingMode: "legacy" });
+    await seedWeather(db);
+    await seedEvent(db, user, "Dentist");
+    const { deps } = testDeps(db, server.url);
+    const before = server.chatRequests(MODEL).length;
+    server.script(MODEL, {
+      content: "Morning! The Dentist is at 09:00; no tasks due and nothing overdue. 8 to 16 degrees.",
+    });
+    const outcome = await runBriefing(deps, { user, slot: "morning", trigger: "manual" });
+    const requests = server.chatRequests(MODEL).slice(before);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]?.tools).toBeUndefined();
+    const data = String(requests[0]?.messages[1]?.content);
+    expect(data).toContain("DUE TODAY: none");
+    expect(data).toContain("OVERDUE: none");
+    expect(data).toContain("HIGH PRIORITY: none");
+    expect(data).toContain("ACTIVE PROJECTS: none");
+    expect(data).toContain("RECENT NOTES: none");
+    expect(data).toContain("NEWS: none");
+    expect(data).toContain("TODAY'S EVENTS: \n- 09:00–09:30 Dentist");
+    expect(data).toContain("WEATHER: London: partly cloudy, 8°C to 16°C");
+    expect(outcome.mode).toBe("legacy");
+    expect(outcome.prose).toContain("Dentist is at 09:00");
+    const receipts = await listRunReceipts(db, outcome.runId);
+    expect(receipts.map((receipt) => receipt.toolName)).toEqual([
+      "list_tasks",
+      "list_tasks",
+      "list_events",
+      "get_weather",
+      "list_tasks",
+      "get_rss_items",
+      "list_projects",
+      "list_notes",
+    ]);
+    expect((await getRun(db, outcome.runId))?.reason).toBe("briefing_mode is legacy");
+  });
+
+  it("falls back to legacy with a warning when the briefing model is too small for tools", async () => {
+    const db = getDb();
+    const user = await morningUser();
+    const { deps, logger } = testDeps(db, server.url, { model: SMALL_MODEL });
+    const before = server.chatRequests(SMALL_MODEL).length;
+    server.script(SMALL_MODEL, { content: HONEST });
+    const outcome = await runBriefing(deps, { user, slot: "morning", trigger: "manual" });
+    expect(outcome.mode).toBe("legacy");
+    expect(server.chatRequests(SMALL_MODEL).slice(before)).toHaveLength(1);
+    expect(server.chatRequests(SMALL_MODEL).at(-1)?.tools).toBeUndefined();
+    expect(requestText(server.chatRequests(SMALL_MODEL).at(-1) ?? { messages: [] })).toContain("DUE TODAY:");
+    const warning = logger.warnings.find((entry) => entry.message.includes("falling back to legacy mode"));
+    expect(JSON.stringify(warning?.details)).toMatch(/1\.2B/);
+    expect((await getRun(db, outcome.runId))?.reason).toMatch(/agentic mode unavailable/);
+  });
+
+  it("honours briefing_mode changed after the user was created", async () => {
+    const db = getDb();
+    const user = await morningUser();
+    const legacyUser = await updateUser(db, user.id, { briefingMode: "legacy" });
+    server.script(MODEL, { content: HONEST });
+    const legacy = await runBriefing(testDeps(db, server.url).deps, {
+      user: legacyUser,
+      slot: "morning",
+      trigger: "manual",
+    });
+    expect(legacy.mode).toBe("legacy");
+  });
+
+  it("runs a run the scheduler claimed and finishes it as generated", async () => {
+    const db = getDb();
+    const user = await morningUser();
+    const [claimed] = await db
+      .insert(briefingRuns)
+      .values({ userId: user.id, slot: "midday", localDate: TODAY, trigger: "schedule", state: "claimed" })
+      .returning();
+    const { deps } = testDeps(db, server.url);
+    server.script(MODEL, [
+      { toolCalls: [MORNING_CALLS[0]!, MORNING_CALLS[2]!] },
+      { content: '"Renew passport" is still due at 14:30. Nothing on your calendar today.' },
+    ]);
+    const outcome = await runBriefing(deps, {
+      user,
+      slot: "midday",
+      runId: claimed!.id,
+      trigger: "schedule",
+    });
+    expect(outcome.runId).toBe(claimed!.id);
+    expect(await getRun(db, claimed!.id)).toMatchObject({
+      state: "generated",
+      trigger: "schedule",
+      mode: "agentic",
+    });
+    const stored = await listRunMessages(db, claimed!.id);
+    expect(stored.at(-1)?.metadata).toMatchObject({ briefing_slot: "midday" });
+    expect(String(server.chatRequests(MODEL).at(-1)?.messages[0]?.content)).toContain(
+      "brief midday check-in",
+    );
+
+    const intruder = await createTestUser(db, LONDON);
+    await expect(
+      runBriefing(deps, { user: intruder, slot: "midday", runId: claimed!.id, trigger: "schedule" }),
+    ).rejects.toThrow();
+  });
+});

@@ -1,0 +1,167 @@
+import { expect, it } from "vitest";
+import { z } from "zod";
+import { createEvent } from "../../db/queries/events.ts";
+import { createProject } from "../../db/queries/projects.ts";
+import { createTask, getTask } from "../../db/queries/tasks.ts";
+import { fixedClock } from "../../src/core/clock.ts";
+import { briefingToolSet, chatToolSet } from "../../src/core/tools/allowlists.ts";
+import { defineTool, type ToolContext } from "../../src/core/tools/define-tool.ts";
+import { dispatchAll, dispatchToolCall } from "../../src/core/tools/dispatch.ts";
+import { createToolRegistry, createToolSet } from "../../src/core/tools/registry.ts";
+import { createDefaultToolRegistry } from "../../src/tools/index.ts";
+import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
+
+const registry = createDefaultToolRegistry();
+const clock = fixedClock("2025-06-02T06:00:00Z");
+const run = (name: string, args: Record<string, unknown> = {}) => ({
+  id: `c_${name}`,
+  function: { name, arguments: args },
+});
+
+describeEachDatabase("tool dispatch", (getDb) => {
+  async function twoUsers() {
+    const db = getDb();
+    const me = await createTestUser(db, { timeZone: "Europe/London" });
+    const other = await createTestUser(db, { timeZone: "Europe/London" });
+    const context: ToolContext = { user: me, db, clock };
+    return { db, me, other, context };
+  }
+
+  it("ignores a user_id in the arguments and never reaches another user's rows by id", async () => {
+    const { db, me, other, context } = await twoUsers();
+    const theirs = await createTask(db, { userId: other.id, title: "Their secret", dueDate: "2025-06-02" });
+    const project = await createProject(db, { userId: other.id, name: "Their project" });
+    await createTask(db, { userId: me.id, title: "Mine", dueDate: "2025-06-02" });
+    const tools = chatToolSet(registry);
+
+    const listed = await dispatchToolCall(
+      tools,
+      run("list_tasks", { filter: "due_today", user_id: other.id }),
+      context,
+    );
+    expect(listed.arguments).toEqual({ filter: "due_today" });
+    expect(JSON.stringify(listed.result)).toContain("Mine");
+    expect(JSON.stringify(listed.result)).not.toContain("Their secret");
+
+    const completed = await dispatchToolCall(
+      tools,
+      run("complete_task", { id: theirs.id, user_id: other.id }),
+      context,
+    );
+    expect(completed).toMatchObject({ error: true, result: { error: `no task ${theirs.id}` } });
+    expect((await getTask(db, other.id, theirs.id))?.status).toBe("open");
+
+    const renamed = await dispatchToolCall(
+      tools,
+      run("update_project", { id: project.id, name: "Mine now" }),
+      context,
+    );
+    expect(renamed.error).toBe(true);
+    const searched = await dispatchToolCall(tools, run("search_projects", { query: "Their" }), context);
+    expect(searched.result).toMatchObject({ count: 0, projects: [] });
+    expect(me.id).not.toBe(other.id);
+  });
+
+  it("refuses a tool outside the set, registered or invented, with a result the model can read", async () => {
+    const { context } = await twoUsers();
+    const tools = briefingToolSet(registry);
+    const [deleting, invented] = await dispatchAll(
+      tools,
+      [run("delete_task", { id: 1 }), run("search_images", { q: "x" })],
+      context,
+    );
+    expect(deleting).toMatchObject({ error: true, name: "delete_task" });
+    expect(JSON.stringify(deleting?.result)).toContain("list_tasks, list_events");
+    expect(invented).toMatchObject({ error: true, name: "search_images", arguments: { q: "x" } });
+  });
+
+  it("returns zod's message for invalid arguments and a thrown handler as an error value", async () => {
+    const { context } = await twoUsers();
+    const tools = chatToolSet(registry);
+    const invalid = await dispatchToolCall(
+      tools,
+      run("create_task", { title: "", due_date: "Friday" }),
+      context,
+    );
+    expect(invalid.error).toBe(true);
+    expect(String((invalid.result as { error: string }).error)).toMatch(
+      /title: must not be empty; due_date: must be a date/,
+    );
+
+    const exploding = defineTool({
+      name: "explode",
+      description: "",
+      readOnly: true,
+      input: z.object({}),
+      handler: async () => {
+        throw new Error("boom");
+      },
+    });
+    const set = createToolSet(createToolRegistry([exploding]), "test", ["explode"]);
+    const thrown = await dispatchToolCall(set, run("explode"), context);
+    expect(thrown).toMatchObject({ error: true, result: { error: "boom" } });
+  });
+
+  it("does not run a destructive tool where nobody can confirm it", async () => {
+    const { db, me, context } = await twoUsers();
+    const task = await createTask(db, { userId: me.id, title: "Keep" });
+    const outcome = await dispatchToolCall(
+      chatToolSet(registry),
+      run("delete_task", { id: task.id }),
+      context,
+    );
+    expect(outcome.error).toBe(true);
+    expect(await getTask(db, me.id, task.id)).toBeDefined();
+  });
+
+  it("creates tasks, events and notes as the acting user with local dates and times", async () => {
+    const { db, me, context } = await twoUsers();
+    const tools = chatToolSet(registry);
+    const task = await dispatchToolCall(
+      tools,
+      run("create_task", { title: "Renew passport", due_date: "2025-06-06", due_time: "9:30" }),
+      context,
+    );
+    expect(task.result).toMatchObject({
+      created: { title: "Renew passport", due: "2025-06-06", due_time: "09:30" },
+    });
+    const event = await dispatchToolCall(
+      tools,
+      run("create_event", { title: "Lunch", date: "2025-06-02", start_time: "12:30", end_time: "13:15" }),
+      context,
+    );
+    expect(event.result).toMatchObject({
+      created: { title: "Lunch", date: "2025-06-02", start: "12:30", end: "13:15" },
+    });
+    const listed = await dispatchToolCall(tools, run("list_events", { range: "today" }), context);
+    expect(listed.result).toMatchObject({
+      count: 1,
+      events: [{ title: "Lunch", start: "12:30", end: "13:15" }],
+    });
+    const note = await dispatchToolCall(tools, run("create_note", { body: "Call mum back" }), context);
+    expect(note.result).toMatchObject({ created: { body: "Call mum back", written: "2025-06-02 07:00" } });
+    await createEvent(db, me.id, {
+      title: "All hands",
+      allDay: true,
+      startDate: "2025-06-03",
+      timeZone: "Europe/London",
+    });
+    const tomorrow = await dispatchToolCall(tools, run("list_events", { range: "tomorrow" }), context);
+    expect(tomorrow.result).toMatchObject({
+      events: [{ title: "All hands", date: "2025-06-03", all_day: true }],
+    });
+  });
+
+  it("says plainly when the weather is unavailable or asked for another place", async () => {
+    const { context } = await twoUsers();
+    const weather = await dispatchToolCall(briefingToolSet(registry), run("get_weather"), context);
+    expect(weather.error).toBe(true);
+    expect(String((weather.result as { error: string }).error)).toMatch(/weather unavailable/);
+    const elsewhere = await dispatchToolCall(
+      briefingToolSet(registry),
+      run("get_weather", { location: "Paris" }),
+      context,
+    );
+    expect(String((elsewhere.result as { error: string }).error)).toMatch(/only the user's saved location/);
+  });
+});
