@@ -177,7 +177,9 @@ export function loadConfig(env: Environment, readFile: (path: string) => string)
     problems.push("TELEGRAM_WEBHOOK_SECRET: required in webhook mode, so forged updates are refused");
   }
   if (vars.OLLAMA_HOST && !normalizeOllamaUrl(vars.OLLAMA_HOST)) {
-    problems.push(`OLLAMA_HOST: "${vars.OLLAMA_HOST}" is not an Ollama address (like 127.0.0.1:11434 or http://gpu0:11434)`);
+    problems.push(
+      `OLLAMA_HOST: "${vars.OLLAMA_HOST}" is not an Ollama address (like 127.0.0.1:11434 or http://gpu0:11434)`,
+    );
   }
   if (problems.length > 0) throw new ConfigError(problems);
 
