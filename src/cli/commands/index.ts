@@ -8,6 +8,7 @@ import { registerModelsCommand } from "./models.ts";
 import { registerNoteCommands } from "./note.ts";
 import { registerProjectCommands } from "./project.ts";
 import { registerReceiptsCommands } from "./receipts.ts";
+import { registerRunsCommands } from "./runs.ts";
 import { registerStartCommand } from "./start.ts";
 import { registerTaskCommands } from "./task.ts";
 import { registerUserCommands } from "./user.ts";
@@ -28,5 +29,6 @@ export const COMMAND_FAMILIES: RegisterCommands[] = [
   registerBriefCommands,
   registerReceiptsCommands,
   registerChatCommands,
+  registerRunsCommands,
   registerModelsCommand,
 ];

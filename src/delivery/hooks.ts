@@ -1,0 +1,32 @@
+/** What the scheduler and delivery worker report about themselves: log lines and metric observations. */
+
+/** pino-compatible; every method optional so a test can pass `{}`. */
+export interface OpsLogger {
+  info?(details: object, message: string): void;
+  warn?(details: object, message: string): void;
+  error?(details: object, message: string): void;
+}
+
+export type DeliveryOutcome = "sent" | "retry" | "failed";
+
+/** Metric hooks; `src/server/metrics.ts` implements them. Observers must not throw. */
+export interface DeliveryObserver {
+  /** One platform call: how long it took and how it ended. */
+  deliveryAttempt?(platform: string, seconds: number, outcome: DeliveryOutcome): void;
+  /** Slot time → confirmed post, for scheduled runs. */
+  deliveryLag?(platform: string, seconds: number): void;
+}
+
+export interface GenerationObserver {
+  /** One scheduled generation: wall time and the state the run ended in. */
+  generation?(seconds: number, state: string): void;
+}
+
+/** Calls an observer without letting it break the caller. */
+export function notify(call: () => void): void {
+  try {
+    call();
+  } catch {
+    // A metrics bug must never stop a delivery.
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * What changed since the morning briefing, for the midday and afternoon check-ins: decided by comparing
+ * the morning run's receipts (what its tools returned, and when) with the same queries run now. The model
+ * is handed the result as a receipt, so "nothing changed" is a fact from data, not a guess.
+ *
+ * - tasks completed: completed after the morning run looked (task ids are stable);
+ * - newly overdue: open tasks past due now that were not past due at the morning's time;
+ * - events: today's events now vs. the `list_events` results of the morning run. Synced events get new
+ *   ids on every calendar sync, so an event is matched by id, else by title: a match whose start differs
+ *   is "moved", no match is "new", a morning event with no match now is "removed".
+ *   When the morning never listed today's events there is no baseline, and the receipt says so.
+ */
+import type { Database } from "../../db/client.ts";
+import { type EventView, listEvents } from "../../db/queries/events.ts";
+import { listRunReceipts } from "../../db/queries/messages.ts";
+import { morningRunOf } from "../../db/queries/schedule.ts";
+import { isPastDue, listTasks } from "../../db/queries/tasks.ts";
+import { getUser } from "../../db/queries/users.ts";
+import type { Receipt } from "../core/assistant.ts";
+import { formatLocal, localDate as localDateOf, startOfLocalDay } from "../core/local-time.ts";
+
+export const CHANGES_SINCE_MORNING_TOOL = "changes_since_morning";
+
+export interface EventSummary {
+  id: number;
+  title: string;
+  /** Local "YYYY-MM-DD HH:mm", or "YYYY-MM-DD" for all-day events. */
+  start: string;
+}
+
+export interface ChangesSinceMorning {
+  localDate: string;
+  /** The morning run compared against; null when there was none (changes are then since local midnight). */
+  morningRunId: number | null;
+  /** Local "HH:mm" the comparison starts from. */
+  since: string;
+  /** Local "HH:mm" of the fresh data. */
+  asOf: string;
+  tasksCompleted: Array<{ id: number; title: string; completedAt: string }>;
+  newlyOverdue: Array<{ id: number; title: string; due: string }>;
+  /** False when the morning run did not list today's events, so event changes cannot be known. */
+  eventsCompared: boolean;
+  newEvents: EventSummary[];
+  movedEvents: Array<{ id: number; title: string; from: string; to: string }>;
+  removedEvents: EventSummary[];
+  nothingChanged: boolean;
+  /** One plain sentence of the above, for prompts and logs. */
+  summary: string;
+}
+
+export async function changesSinceMorning(
+  db: Database,
+  userId: number,
+  localDate: string,
+  now: Date,
+): Promise<ChangesSinceMorning> {
+  const user = await getUser(db, userId);
+  if (!user) throw new Error(`no user with id ${userId}`);
+  const zone = user.timeZone;
+  const morning = await morningRunOf(db, userId, localDate);
+  const receipts = morning ? await listRunReceipts(db, morning.id) : [];
+  const sinceAt = morningInstant(morning, receipts) ?? startOfLocalDay(localDate, zone);
+  const who = { userId, timeZone: zone, now };
+
+  const completed = await listTasks(db, who, "completed_recently", 200);
+  const tasksCompleted = completed
+    .filter((task) => task.completedAt !== null && task.completedAt >= sinceAt && task.completedAt <= now)
+    .map((task) => ({
+      id: task.id,
+      title: task.title,
+      completedAt: formatLocal(task.completedAt ?? now, zone, "HH:mm"),
+    }));
+
+  const pastDueNow = [
+    ...(await listTasks(db, who, "overdue", 200)),
+    ...(await listTasks(db, who, "due_today", 200)),
+  ].filter((task) => isPastDue(task, now, zone));
+  const newlyOverdue = pastDueNow
+    .filter((task) => !isPastDue(task, sinceAt, zone))
+    .map((task) => ({
+      id: task.id,
+      title: task.title,
+      due: `${task.dueDate ?? ""}${task.dueTime ? ` ${task.dueTime}` : ""}`,
+    }));
+
+  const morningEvents = morningEventViews(receipts, localDate);
+  const eventsCompared = morningEvents !== undefined;
+  const newEvents: EventSummary[] = [];
+  const movedEvents: ChangesSinceMorning["movedEvents"] = [];
+  const removedEvents: EventSummary[] = [];
+  if (morningEvents) {
+    const current = await listEvents(db, { id: userId, timeZone: zone }, { range: "today", now });
+    const unmatched = new Map(morningEvents.map((event) => [event.id, event]));
+    for (const event of current) {
+      const before =
+        unmatched.get(event.id) ??
+        [...unmatched.values()].find((candidate) => candidate.title === event.title);
+      if (!before) {
+        newEvents.push(summary(event));
+        continue;
+      }
+      unmatched.delete(before.id);
+      if (before.start !== event.start) {
+        movedEvents.push({ id: event.id, title: event.title, from: before.start, to: event.start });
+      }
+    }
+    removedEvents.push(...unmatched.values());
+  }
+
+  const nothingChanged =
+    tasksCompleted.length +
+      newlyOverdue.length +
+      newEvents.length +
+      movedEvents.length +
+      removedEvents.length ===
+    0;
+  const result: ChangesSinceMorning = {
+    localDate,
+    morningRunId: morning?.id ?? null,
+    since: formatLocal(sinceAt, zone, "HH:mm"),
+    asOf: formatLocal(now, zone, "HH:mm"),
+    tasksCompleted,
+    newlyOverdue,
+    eventsCompared,
+    newEvents,
+    movedEvents,
+    removedEvents,
+    nothingChanged,
+    summary: "",
+  };
+  result.summary = describe(result);
+  // A check-in asked about another day than `now` still gets a truthful "as of".
+  if (localDateOf(now, zone) !== localDate) result.asOf = formatLocal(now, zone, "yyyy-MM-dd HH:mm");
+  return result;
+}
+
+/** When the morning looked: its first tool call, else when it was generated or claimed. */
+function morningInstant(
+  run: { generatedAt: Date | null; claimedAt: Date } | undefined,
+  receipts: Receipt[],
+): Date | undefined {
+  if (!run) return undefined;
+  const first = receipts.reduce<Date | undefined>(
+    (earliest, receipt) => (!earliest || receipt.at < earliest ? receipt.at : earliest),
+    undefined,
+  );
+  return first ?? run.generatedAt ?? run.claimedAt;
+}
+
+/** Today's events as the morning's `list_events` calls saw them; undefined when none covered today. */
+function morningEventViews(receipts: Receipt[], localDate: string): EventSummary[] | undefined {
+  let covered = false;
+  const seen = new Map<number, EventSummary>();
+  for (const receipt of receipts) {
+    if (receipt.toolName !== "list_events" || receipt.error) continue;
+    const range = receipt.arguments.range;
+    if (range === "today" || range === "upcoming" || range === undefined) covered = true;
+    for (const view of eventViewsIn(receipt.result)) {
+      if (view.firstDay <= localDate && localDate <= view.lastDay) {
+        seen.set(view.id, { id: view.id, title: view.title, start: view.start });
+      }
+    }
+  }
+  return covered ? [...seen.values()] : undefined;
+}
+
+interface SeenEvent extends EventSummary {
+  firstDay: string;
+  lastDay: string;
+}
+
+/**
+ * Event-shaped objects anywhere in a tool result (`{ events: [...] }` or an array). Accepts the tool's view
+ * (`date` "YYYY-MM-DD" + `start` "HH:MM", `all_day`, `last_day`) and the query's (`start` "YYYY-MM-DD HH:mm").
+ */
+function eventViewsIn(result: unknown, depth = 0): SeenEvent[] {
+  if (depth > 3 || result === null || typeof result !== "object") return [];
+  if (Array.isArray(result)) return result.flatMap((item) => eventViewsIn(item, depth + 1));
+  const record = result as Record<string, unknown>;
+  if (typeof record.id === "number" && typeof record.title === "string") {
+    const date = typeof record.date === "string" ? record.date : undefined;
+    const rawStart = typeof record.start === "string" ? record.start : undefined;
+    let start: string | undefined;
+    if (rawStart && /^\d{4}-\d{2}-\d{2}/.test(rawStart)) start = rawStart;
+    else if (date) start = rawStart ? `${date} ${rawStart}` : date;
+    if (start) {
+      const firstDay = start.slice(0, 10);
+      const lastDay = typeof record.last_day === "string" ? record.last_day : firstDay;
+      return [{ id: record.id, title: record.title, start, firstDay, lastDay }];
+    }
+  }
+  return Object.values(record).flatMap((value) => eventViewsIn(value, depth + 1));
+}
+
+function summary(event: EventView): EventSummary {
+  return { id: event.id, title: event.title, start: event.start };
+}
+
+function describe(changes: ChangesSinceMorning): string {
+  const since =
+    changes.morningRunId === null
+      ? "Since midnight (no morning briefing today)"
+      : `Since the morning briefing (${changes.since})`;
+  if (changes.nothingChanged) {
+    return changes.eventsCompared
+      ? `${since}: nothing changed — no tasks completed, nothing newly overdue, no new, moved or removed events.`
+      : `${since}: no tasks completed and nothing newly overdue; the morning did not list today's events, so event changes are unknown.`;
+  }
+  const parts = [
+    count(changes.tasksCompleted.length, "task completed", "tasks completed"),
+    count(changes.newlyOverdue.length, "task newly overdue", "tasks newly overdue"),
+    count(changes.newEvents.length, "new event", "new events"),
+    count(changes.movedEvents.length, "event moved", "events moved"),
+    count(changes.removedEvents.length, "event removed", "events removed"),
+  ].filter((part) => part !== "");
+  const events = changes.eventsCompared
+    ? ""
+    : " (event changes unknown: the morning did not list today's events)";
+  return `${since}: ${parts.join(", ")}${events}.`;
+}
+
+function count(n: number, one: string, many: string): string {
+  if (n === 0) return "";
+  return `${n} ${n === 1 ? one : many}`;
+}

@@ -1,0 +1,249 @@
+/**
+ * `/metrics` in Prometheus text format, through `prom-client` (the standard Node client: exposition
+ * format, histograms and label handling done right, and it is maintained).
+ *
+ * Counts that live in the database (runs by state, deliveries, tool calls, grounding) are read at scrape
+ * time, so every replica reports the same totals and a restart loses nothing; latencies are histograms
+ * observed in this process; model queue gauges come from the model router's `stats()`.
+ */
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Database } from "../../db/client.ts";
+import { countDeliveriesByState } from "../../db/queries/deliveries.ts";
+import { countRunsByState, countToolCallsByTool, groundingTotals } from "../../db/queries/schedule.ts";
+import type { DeliveryObserver, GenerationObserver } from "../delivery/hooks.ts";
+
+/** The subset of the model router's `stats()` that is exported (see `src/models/endpoint-queue.ts`). */
+export interface ModelQueueStats {
+  endpoint: string;
+  concurrency: number;
+  running: number;
+  queued: number;
+  oldestQueuedMs: number;
+  waits: { count: number; totalMs: number; maxMs: number };
+  waitsByRole?: Record<string, { count: number; totalMs: number; maxMs: number }>;
+}
+
+export interface MetricsSources {
+  db: Database;
+  model?: { stats(): ModelQueueStats[] } | undefined;
+  scheduler?: { readonly lastTickAt: Date | undefined } | undefined;
+  logger?: { warn?(details: object, message: string): void };
+}
+
+export interface BriefbotMetrics extends Required<DeliveryObserver>, Required<GenerationObserver> {
+  readonly registry: Registry;
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
+const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 60, 120, 300, 600];
+const LAG_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 5400];
+
+export function createMetrics(sources: MetricsSources): BriefbotMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const { db } = sources;
+  const guard = async (what: string, collect: () => Promise<void>) => {
+    try {
+      await collect();
+    } catch (error) {
+      collectErrors.inc({ source: what });
+      sources.logger?.warn?.(
+        { source: what, error: error instanceof Error ? error.message : String(error) },
+        "metrics collection failed",
+      );
+    }
+  };
+
+  const collectErrors = new Counter({
+    name: "briefbot_metrics_collect_errors_total",
+    help: "Scrapes where a metrics source (database, model router) could not be read.",
+    labelNames: ["source"],
+    registers,
+  });
+
+  new Gauge({
+    name: "briefbot_runs",
+    help: "Briefing runs in the database by state and trigger.",
+    labelNames: ["state", "trigger"],
+    registers,
+    async collect() {
+      await guard("runs", async () => {
+        const rows = await countRunsByState(db);
+        this.reset();
+        for (const row of rows) this.set({ state: row.state, trigger: row.trigger }, row.count);
+      });
+    },
+  });
+
+  new Gauge({
+    name: "briefbot_deliveries",
+    help: "Outbox rows by platform and state.",
+    labelNames: ["platform", "state"],
+    registers,
+    async collect() {
+      await guard("deliveries", async () => {
+        const rows = await countDeliveriesByState(db);
+        this.reset();
+        for (const row of rows) this.set({ platform: row.platform, state: row.state }, row.count);
+      });
+    },
+  });
+
+  new Counter({
+    name: "briefbot_tool_calls_total",
+    help: "Tool calls stored as receipts, by tool (retention may lower it, which Prometheus reads as a reset).",
+    labelNames: ["tool"],
+    registers,
+    async collect() {
+      await guard("tool_calls", async () => {
+        const rows = await countToolCallsByTool(db);
+        this.reset();
+        for (const row of rows) this.inc({ tool: row.tool }, row.count);
+      });
+    },
+  });
+
+  // prom-client collects in registration order, so each metric reads its own source.
+  new Counter({
+    name: "briefbot_grounding_checks_total",
+    help: "Briefings checked against their receipts, by the action the check took.",
+    labelNames: ["action"],
+    registers,
+    async collect() {
+      await guard("grounding", async () => {
+        const rows = await groundingTotals(db);
+        this.reset();
+        for (const row of rows) this.inc({ action: row.action }, row.runs);
+      });
+    },
+  });
+  new Counter({
+    name: "briefbot_grounding_corrections_total",
+    help: "Corrections the grounding check made (rewrites and removed sentences).",
+    registers,
+    async collect() {
+      await guard("grounding", async () => {
+        const rows = await groundingTotals(db);
+        this.reset();
+        this.inc(rows.reduce((sum, row) => sum + row.corrections, 0));
+      });
+    },
+  });
+
+  new Gauge({
+    name: "briefbot_model_queue_depth",
+    help: "Model requests waiting for an endpoint slot.",
+    labelNames: ["endpoint"],
+    registers,
+    collect() {
+      this.reset();
+      for (const stats of modelStats()) this.set({ endpoint: stats.endpoint }, stats.queued);
+    },
+  });
+  new Gauge({
+    name: "briefbot_model_running",
+    help: "Model requests being served per endpoint.",
+    labelNames: ["endpoint"],
+    registers,
+    collect() {
+      this.reset();
+      for (const stats of modelStats()) this.set({ endpoint: stats.endpoint }, stats.running);
+    },
+  });
+  new Gauge({
+    name: "briefbot_model_queue_oldest_wait_seconds",
+    help: "How long the oldest queued model request has waited so far.",
+    labelNames: ["endpoint"],
+    registers,
+    collect() {
+      this.reset();
+      for (const stats of modelStats()) this.set({ endpoint: stats.endpoint }, stats.oldestQueuedMs / 1000);
+    },
+  });
+  new Counter({
+    name: "briefbot_model_queue_waits_total",
+    help: "Model requests granted an endpoint slot, by role.",
+    labelNames: ["endpoint", "role"],
+    registers,
+    collect() {
+      this.reset();
+      for (const stats of modelStats()) {
+        for (const [role, totals] of Object.entries(stats.waitsByRole ?? { all: stats.waits })) {
+          this.inc({ endpoint: stats.endpoint, role }, totals.count);
+        }
+      }
+    },
+  });
+  new Counter({
+    name: "briefbot_model_queue_wait_seconds_total",
+    help: "Total time model requests waited for an endpoint slot, by role.",
+    labelNames: ["endpoint", "role"],
+    registers,
+    collect() {
+      this.reset();
+      for (const stats of modelStats()) {
+        for (const [role, totals] of Object.entries(stats.waitsByRole ?? { all: stats.waits })) {
+          this.inc({ endpoint: stats.endpoint, role }, totals.totalMs / 1000);
+        }
+      }
+    },
+  });
+
+  new Gauge({
+    name: "briefbot_scheduler_last_tick_timestamp_seconds",
+    help: "When the scheduler last finished a tick (Unix seconds); 0 before the first.",
+    registers,
+    collect() {
+      const at = sources.scheduler?.lastTickAt;
+      this.set(at ? at.getTime() / 1000 : 0);
+    },
+  });
+
+  const generation = new Histogram({
+    name: "briefbot_generation_seconds",
+    help: "Scheduled briefing generation time (queue wait, tool loop, grounding), by the state it ended in.",
+    labelNames: ["state"],
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const delivery = new Histogram({
+    name: "briefbot_delivery_seconds",
+    help: "Platform send calls, by platform and outcome.",
+    labelNames: ["platform", "outcome"],
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const lag = new Histogram({
+    name: "briefbot_delivery_lag_seconds",
+    help: "Slot time to confirmed post, for scheduled briefings.",
+    labelNames: ["platform"],
+    buckets: LAG_BUCKETS,
+    registers,
+  });
+
+  function modelStats(): ModelQueueStats[] {
+    if (!sources.model) return [];
+    try {
+      return sources.model.stats();
+    } catch {
+      collectErrors.inc({ source: "model" });
+      return [];
+    }
+  }
+
+  return {
+    registry,
+    generation(seconds, state) {
+      generation.observe({ state }, seconds);
+    },
+    deliveryAttempt(platform, seconds, outcome) {
+      delivery.observe({ platform, outcome }, seconds);
+    },
+    deliveryLag(platform, seconds) {
+      lag.observe({ platform }, seconds);
+    },
+    async render() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}

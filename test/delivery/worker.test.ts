@@ -1,0 +1,139 @@
+/** The delivery worker on its own: how each kind of send failure ends, from stored (generated) runs. */
+import { expect, it } from "vitest";
+import type { Database } from "../../db/client.ts";
+import { deliveriesOfRun } from "../../db/queries/deliveries.ts";
+import { finishRun, getRun, startClaimedRun } from "../../db/queries/runs.ts";
+import { claimScheduledRun } from "../../db/queries/schedule.ts";
+import { fixedClock } from "../../src/core/clock.ts";
+import { createPacer } from "../../src/delivery/pacer.ts";
+import { createDeliveryWorker } from "../../src/delivery/worker.ts";
+import { describeEachDatabase } from "../helpers/database.ts";
+import { recordingSender, telegramUser, transient } from "../scheduler/rig.ts";
+
+const SLOTS = { morning: "07:00", midday: null, afternoon: null, evening: null };
+
+async function generatedRun(db: Database, userId: number, at: Date): Promise<number> {
+  const run = await claimScheduledRun(db, {
+    userId,
+    slot: "morning",
+    localDate: "2025-06-02",
+    claimedBy: "test",
+    now: at,
+  });
+  if (!run) throw new Error("claim failed");
+  await startClaimedRun(db, run.id, at);
+  await finishRun(
+    db,
+    run.id,
+    {
+      mode: "agentic",
+      route: "briefing",
+      endpoint: null,
+      model: null,
+      turns: 1,
+      toolCalls: 0,
+      promptTokens: 0,
+      evalTokens: 0,
+      timings: {},
+      grounding: null,
+      prose: "Good morning. Nothing on the calendar today.",
+      reason: null,
+    },
+    at,
+  );
+  return run.id;
+}
+
+describeEachDatabase("delivery worker", (getDb) => {
+  function workerFor(db: Database, clock: ReturnType<typeof fixedClock>, sender = recordingSender()) {
+    const worker = createDeliveryWorker({
+      db,
+      clock,
+      senders: [sender],
+      pacers: { telegram: createPacer({ globalPerSecond: 1000, perKeyPerSecond: 1000 }) },
+      baseBackoffMs: 60_000,
+      maxAttempts: 3,
+    });
+    return { worker, sender };
+  }
+
+  it("fails, without retrying, a send whose outcome is unknown", async () => {
+    const db = getDb();
+    const clock = fixedClock("2025-06-02T06:00:00Z");
+    const { user } = await telegramUser(db, { slots: SLOTS });
+    const runId = await generatedRun(db, user.id, clock.now());
+    const { worker, sender } = workerFor(db, clock);
+    sender.plan.push({ kind: "fail", error: new Error("socket hang up") });
+    expect(await worker.enqueueRun(runId)).toBe("delivering");
+    await worker.drain();
+    clock.advance(10 * 60_000);
+    await worker.runDue();
+    expect(sender.calls).toHaveLength(1);
+    expect((await deliveriesOfRun(db, runId))[0]?.lastError).toBe(
+      "send outcome unknown (socket hang up); not re-sent to avoid a duplicate",
+    );
+    expect((await getRun(db, runId))?.state).toBe("failed");
+  });
+
+  it("retries a connection refused before any byte left, and gives up after the attempt limit", async () => {
+    const db = getDb();
+    const clock = fixedClock("2025-06-02T06:00:00Z");
+    const { user } = await telegramUser(db, { slots: SLOTS });
+    const runId = await generatedRun(db, user.id, clock.now());
+    const { worker, sender } = workerFor(db, clock);
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" });
+    sender.plan.push(
+      { kind: "fail", error: refused },
+      { kind: "fail", error: transient() },
+      { kind: "fail", error: transient() },
+    );
+    await worker.enqueueRun(runId);
+    await worker.drain();
+    for (let step = 0; step < 3; step += 1) {
+      clock.advance(5 * 60_000);
+      await worker.runDue();
+    }
+    expect(sender.calls).toHaveLength(3);
+    const [delivery] = await deliveriesOfRun(db, runId);
+    expect(delivery).toMatchObject({ state: "failed", attempts: 3 });
+    expect(delivery?.lastError).toBe("gave up after 3 attempts: Too Many Requests: retry after 1");
+  });
+
+  it("stops retrying once the slot's window has closed", async () => {
+    const db = getDb();
+    const clock = fixedClock("2025-06-02T07:20:00Z"); // 08:20 London, ten minutes before the not-after
+    const { user } = await telegramUser(db, { slots: SLOTS });
+    const runId = await generatedRun(db, user.id, clock.now());
+    const { worker, sender } = workerFor(db, clock);
+    sender.plan.push({ kind: "fail", error: transient(15 * 60_000) });
+    await worker.enqueueRun(runId);
+    await worker.drain();
+    const [delivery] = await deliveriesOfRun(db, runId);
+    expect(delivery?.lastError).toBe("missed window while retrying: Too Many Requests: retry after 1");
+    expect((await getRun(db, runId))?.state).toBe("failed");
+  });
+
+  it("skips a briefing that was generated after its window instead of sending it late", async () => {
+    const db = getDb();
+    const clock = fixedClock("2025-06-02T09:00:00Z"); // 10:00 London
+    const { user } = await telegramUser(db, { slots: SLOTS });
+    const runId = await generatedRun(db, user.id, new Date("2025-06-02T06:00:00Z"));
+    const { worker, sender } = workerFor(db, clock);
+    expect(await worker.enqueueRun(runId)).toBe("skipped-window");
+    expect(sender.calls).toHaveLength(0);
+    expect((await getRun(db, runId))?.reason).toBe(
+      "missed window: ready at 10:00, after its not-after 08:30",
+    );
+  });
+
+  it("fails a delivery to a platform this server has no sender for", async () => {
+    const db = getDb();
+    const clock = fixedClock("2025-06-02T06:00:00Z");
+    const { user } = await telegramUser(db, { slots: SLOTS });
+    const runId = await generatedRun(db, user.id, clock.now());
+    const { worker } = workerFor(db, clock, recordingSender("slack"));
+    await worker.enqueueRun(runId);
+    await worker.drain();
+    expect((await getRun(db, runId))?.reason).toBe("telegram: telegram is not configured on this server");
+  });
+});

@@ -1,0 +1,148 @@
+/**
+ * Check-ins compare the morning run's receipts (stored by the real runner) with fresh data: tasks
+ * completed, tasks newly overdue, events new, moved or removed — and say "nothing changed" only from data.
+ */
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { Database } from "../../db/client.ts";
+import { createEvent, updateEvent } from "../../db/queries/events.ts";
+import { claimScheduledRun } from "../../db/queries/schedule.ts";
+import { completeTask, createTask } from "../../db/queries/tasks.ts";
+import { events, type User } from "../../db/schema/index.ts";
+import { fixedClock } from "../../src/core/clock.ts";
+import { changesSinceMorning } from "../../src/scheduler/changes-since-morning.ts";
+import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
+import type { OllamaTestServer } from "../servers/ollama-server.ts";
+import { modelFor, realRunner, startModel } from "./rig.ts";
+
+const TODAY = "2025-06-02";
+const MORNING = new Date("2025-06-02T06:00:00Z"); // 07:00 London
+
+describeEachDatabase("changesSinceMorning", (getDb) => {
+  let ollama: OllamaTestServer;
+  beforeAll(async () => {
+    ollama = await startModel();
+  });
+  afterAll(async () => {
+    await ollama.close();
+  });
+
+  async function morningBriefing(db: Database, user: User) {
+    const clock = fixedClock(MORNING);
+    const run = await claimScheduledRun(db, {
+      userId: user.id,
+      slot: "morning",
+      localDate: TODAY,
+      claimedBy: "test",
+      now: MORNING,
+    });
+    if (!run) throw new Error("claim failed");
+    // The model answers at once; the runner's coverage calls list_tasks and list_events itself.
+    await realRunner(db, modelFor(ollama), clock)({ user, slot: "morning", localDate: TODAY, runId: run.id });
+    return run.id;
+  }
+
+  it("lists what was completed, newly overdue, new, moved and removed since the morning", async () => {
+    const db = getDb();
+    const user = await createTestUser(db, { timeZone: "Europe/London" });
+    const zone = user.timeZone;
+    const callBank = await createTask(db, { userId: user.id, title: "Call the bank", dueDate: TODAY });
+    await createTask(db, { userId: user.id, title: "Renew passport", dueDate: TODAY, dueTime: "10:00" });
+    await createTask(db, { userId: user.id, title: "File expenses", dueDate: "2025-05-30" });
+    await createEvent(db, user.id, {
+      title: "Dentist",
+      startsAt: new Date("2025-06-02T08:00:00Z"),
+      timeZone: zone,
+    });
+    const standup = await createEvent(db, user.id, {
+      title: "Standup",
+      startsAt: new Date("2025-06-02T11:00:00Z"),
+      timeZone: zone,
+    });
+    const gym = await createEvent(db, user.id, {
+      title: "Gym",
+      startsAt: new Date("2025-06-02T17:00:00Z"),
+      timeZone: zone,
+    });
+    const morningRunId = await morningBriefing(db, user);
+
+    await completeTask(db, user.id, callBank.id, new Date("2025-06-02T09:15:00Z"));
+    await updateEvent(
+      db,
+      user.id,
+      standup.id,
+      { allDay: false, startsAt: new Date("2025-06-02T13:00:00Z") },
+      zone,
+      new Date("2025-06-02T10:00:00Z"),
+    );
+    await createEvent(db, user.id, {
+      title: "Lunch with Bea",
+      startsAt: new Date("2025-06-02T12:00:00Z"),
+      timeZone: zone,
+    });
+    await db.delete(events).where(eq(events.id, gym.id));
+
+    const changes = await changesSinceMorning(db, user.id, TODAY, new Date("2025-06-02T11:30:00Z"));
+
+    expect(changes).toMatchObject({
+      localDate: TODAY,
+      morningRunId,
+      since: "07:00",
+      asOf: "12:30",
+      eventsCompared: true,
+      nothingChanged: false,
+    });
+    expect(changes.tasksCompleted).toEqual([
+      { id: callBank.id, title: "Call the bank", completedAt: "10:15" },
+    ]);
+    expect(changes.newlyOverdue.map((task) => task.title)).toEqual(["Renew passport"]);
+    expect(changes.newEvents.map((event) => `${event.title} ${event.start}`)).toEqual([
+      "Lunch with Bea 2025-06-02 13:00",
+    ]);
+    expect(changes.movedEvents).toEqual([
+      { id: standup.id, title: "Standup", from: "2025-06-02 12:00", to: "2025-06-02 14:00" },
+    ]);
+    expect(changes.removedEvents.map((event) => event.title)).toEqual(["Gym"]);
+    expect(changes.summary).toBe(
+      "Since the morning briefing (07:00): 1 task completed, 1 task newly overdue, 1 new event, 1 event moved, 1 event removed.",
+    );
+  });
+
+  it("says nothing changed when the data says so", async () => {
+    const db = getDb();
+    const user = await createTestUser(db, { timeZone: "Europe/London" });
+    await createTask(db, { userId: user.id, title: "Water plants", dueDate: "2025-06-03" });
+    await createEvent(db, user.id, {
+      title: "Standup",
+      startsAt: new Date("2025-06-02T11:00:00Z"),
+      timeZone: user.timeZone,
+    });
+    await morningBriefing(db, user);
+
+    const changes = await changesSinceMorning(db, user.id, TODAY, new Date("2025-06-02T11:30:00Z"));
+    expect(changes).toMatchObject({
+      tasksCompleted: [],
+      newlyOverdue: [],
+      newEvents: [],
+      movedEvents: [],
+      removedEvents: [],
+    });
+    expect(changes.nothingChanged).toBe(true);
+    expect(changes.summary).toBe(
+      "Since the morning briefing (07:00): nothing changed — no tasks completed, nothing newly overdue, no new, moved or removed events.",
+    );
+  });
+
+  it("compares with local midnight when there was no morning briefing, and says event changes are unknown", async () => {
+    const db = getDb();
+    const user = await createTestUser(db, { timeZone: "America/New_York" });
+    const task = await createTask(db, { userId: user.id, title: "Send invoice", dueDate: TODAY });
+    await completeTask(db, user.id, task.id, new Date("2025-06-02T13:00:00Z"));
+    const changes = await changesSinceMorning(db, user.id, TODAY, new Date("2025-06-02T16:30:00Z"));
+    expect(changes).toMatchObject({ morningRunId: null, since: "00:00", eventsCompared: false });
+    expect(changes.tasksCompleted.map((done) => done.title)).toEqual(["Send invoice"]);
+    expect(changes.summary).toBe(
+      "Since midnight (no morning briefing today): 1 task completed (event changes unknown: the morning did not list today's events).",
+    );
+  });
+});

@@ -1,0 +1,177 @@
+/**
+ * A scheduler "process" for tests: the real runner (`runBriefing`) over the Ollama test server, the real
+ * delivery worker, and a recording platform sender (a stand-in for Telegram/Slack, not for our code).
+ * Several rigs can share one database to play replicas or a restarted process.
+ */
+import type { Database } from "../../db/client.ts";
+import { linkIdentity } from "../../db/queries/users.ts";
+import type { NewUser, User } from "../../db/schema/index.ts";
+import { resolveModelRoutes } from "../../src/config/model-routes.ts";
+import {
+  type BriefingMessage,
+  DeliveryError,
+  type DeliveryReceipt,
+  type PlatformSender,
+} from "../../src/core/assistant.ts";
+import { runBriefing } from "../../src/core/briefing/run-briefing.ts";
+import type { Clock } from "../../src/core/clock.ts";
+import type { ModelClient } from "../../src/core/model.ts";
+import { createPacer } from "../../src/delivery/pacer.ts";
+import {
+  createDeliveryWorker,
+  type DeliveryWorker,
+  type DeliveryWorkerOptions,
+} from "../../src/delivery/worker.ts";
+import { createModelClient } from "../../src/models/router.ts";
+import {
+  type BriefingGenerator,
+  createScheduler,
+  type Scheduler,
+  type SchedulerOptions,
+} from "../../src/scheduler/scheduler.ts";
+import { createDefaultToolRegistry } from "../../src/tools/index.ts";
+import { createTestUser } from "../helpers/database.ts";
+import { type OllamaTestServer, startOllamaServer } from "../servers/ollama-server.ts";
+
+export const MODEL = "qwen2.5:7b";
+
+export function startModel(): Promise<OllamaTestServer> {
+  return startOllamaServer({ models: { [MODEL]: {} }, latency: { timeToFirstTokenMs: 0, perTokenMs: 0 } });
+}
+
+export function modelFor(server: OllamaTestServer) {
+  return createModelClient({
+    routes: resolveModelRoutes(undefined, { ollamaHost: server.url, model: MODEL }),
+    retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
+  });
+}
+
+/** The production wiring of the runner, counting calls. */
+export function realRunner(
+  db: Database,
+  model: ModelClient,
+  clock: Clock,
+): BriefingGenerator & { calls: number[] } {
+  const tools = createDefaultToolRegistry();
+  const calls: number[] = [];
+  const runner = async (request: Parameters<BriefingGenerator>[0]) => {
+    calls.push(request.runId);
+    return runBriefing(
+      { db, model, clock, tools },
+      { user: request.user, slot: request.slot, runId: request.runId, trigger: "schedule" },
+    );
+  };
+  return Object.assign(runner, { calls });
+}
+
+export type SendBehaviour =
+  | { kind: "ok" }
+  | { kind: "fail"; error: Error }
+  /** Records the post as done on the "platform", then never answers: the process dies mid-call. */
+  | { kind: "post-then-hang" };
+
+export interface RecordingSender extends PlatformSender {
+  /** Every call, including ones that failed. */
+  calls: Array<{ target: string; runId: number }>;
+  /** What actually reached the "platform". */
+  posted: Array<{ target: string; message: BriefingMessage; messageId: string }>;
+  /** Behaviours for the next calls, in order; afterwards every call succeeds. */
+  plan: SendBehaviour[];
+}
+
+let messageCounter = 1000;
+
+export function recordingSender(platform: "telegram" | "slack" = "telegram"): RecordingSender {
+  const sender: RecordingSender = {
+    platform,
+    calls: [],
+    posted: [],
+    plan: [],
+    async deliver(target: string, message: BriefingMessage): Promise<DeliveryReceipt> {
+      sender.calls.push({ target, runId: message.runId });
+      const behaviour = sender.plan.shift() ?? { kind: "ok" };
+      if (behaviour.kind === "fail") throw behaviour.error;
+      messageCounter += 1;
+      const messageId = String(messageCounter);
+      sender.posted.push({ target, message, messageId });
+      if (behaviour.kind === "post-then-hang") return new Promise<never>(() => {});
+      return { platformMessageId: messageId };
+    },
+  };
+  return sender;
+}
+
+export const transient = (retryAfterMs?: number) =>
+  new DeliveryError("Too Many Requests: retry after 1", false, retryAfterMs);
+export const permanent = () => new DeliveryError("Forbidden: bot was blocked by the user", true);
+
+export interface Rig {
+  scheduler: Scheduler;
+  worker: DeliveryWorker;
+  runner: BriefingGenerator & { calls: number[] };
+  sender: RecordingSender;
+}
+
+/** One scheduler process. Pacing is fast (tests are not about the platform limits). */
+export function startRig(
+  db: Database,
+  clock: Clock,
+  model: ModelClient,
+  options: {
+    runner?: BriefingGenerator & { calls: number[] };
+    sender?: RecordingSender;
+    senders?: PlatformSender[];
+    worker?: Partial<DeliveryWorkerOptions>;
+    scheduler?: Partial<SchedulerOptions>;
+  } = {},
+): Rig {
+  const sender = options.sender ?? recordingSender();
+  const senders = options.senders ?? [sender];
+  const worker = createDeliveryWorker({
+    db,
+    clock,
+    senders,
+    pacers: Object.fromEntries(
+      senders.map((one) => [one.platform, createPacer({ globalPerSecond: 1000, perKeyPerSecond: 1000 })]),
+    ),
+    ...options.worker,
+  });
+  const runner = options.runner ?? realRunner(db, model, clock);
+  const scheduler = createScheduler({ db, clock, runner, deliver: worker, ...options.scheduler });
+  return { scheduler, worker, runner, sender };
+}
+
+let chatCounter = 5_000_000 + Math.floor(Math.random() * 1_000_000);
+
+/** A user in `timeZone`, created long ago (so past slots count as missed), linked to a Telegram chat. */
+export async function telegramUser(
+  db: Database,
+  overrides: Partial<NewUser> = {},
+  options: { link?: boolean } = {},
+): Promise<{ user: User; chatId: string }> {
+  const user = await createTestUser(db, {
+    timeZone: "Europe/London",
+    createdAt: new Date("2024-01-01T00:00:00Z"),
+    ...overrides,
+  });
+  chatCounter += 1;
+  const chatId = String(chatCounter);
+  if (options.link !== false) {
+    await linkIdentity(db, user.id, { platform: "telegram", externalUserId: chatId, chatId });
+  }
+  return { user, chatId };
+}
+
+/** Polls until `probe` returns something (for work that runs detached, e.g. a frozen process). */
+export async function eventually<T>(
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
