@@ -3,6 +3,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    globalSetup: ["test/global-setup.ts"],
     // Two shared cores: a few workers, generous timeouts for PGlite start-up and real HTTP servers.
     pool: "forks",
     maxWorkers: 3,

@@ -20,6 +20,8 @@ export interface DatabaseConfig {
   databaseUrl?: string | undefined;
   /** Embedded PGlite data folder; "memory://" keeps it in memory (tests). */
   dataDir: string;
+  /** Start an in-memory PGlite from this data-directory dump instead of an empty cluster (tests). */
+  pgliteTemplate?: Blob | undefined;
 }
 
 export interface OpenDatabase {
@@ -52,7 +54,9 @@ export async function openDatabase(config: DatabaseConfig): Promise<OpenDatabase
     };
   }
   if (!config.dataDir.startsWith("memory://")) mkdirSync(config.dataDir, { recursive: true });
-  const client = await PGlite.create(config.dataDir);
+  const client = config.pgliteTemplate
+    ? await PGlite.create({ dataDir: config.dataDir, loadDataDir: config.pgliteTemplate })
+    : await PGlite.create(config.dataDir);
   const db = drizzlePglite(client, { schema, casing: "snake_case" });
   return {
     db: db as unknown as Database,

@@ -1,9 +1,16 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
 import { type Calendar, calendars, users } from "../schema/index.ts";
 
-/** A subscription plus what a sync needs to know about its owner. */
-export type CalendarWithOwner = Calendar & { userName: string; userTimeZone: string };
+/**
+ * A subscription plus what a sync needs to know about its owner. The stored ICS body (up to the fetch
+ * limit) stays in the database unless asked for with `getCalendarBody`; `hasBody` says whether there is one.
+ */
+export type CalendarWithOwner = Omit<Calendar, "body"> & {
+  hasBody: boolean;
+  userName: string;
+  userTimeZone: string;
+};
 
 export class CalendarExistsError extends Error {
   constructor(readonly source: string) {
@@ -25,25 +32,22 @@ export async function addCalendar(
   return row;
 }
 
+const { body: _body, ...calendarColumns } = getTableColumns(calendars);
 const withOwner = {
-  calendar: calendars,
+  ...calendarColumns,
+  hasBody: sql<boolean>`${calendars.body} is not null`.mapWith(Boolean),
   userName: users.name,
   userTimeZone: users.timeZone,
 };
 
-function flatten(row: { calendar: Calendar; userName: string; userTimeZone: string }): CalendarWithOwner {
-  return { ...row.calendar, userName: row.userName, userTimeZone: row.userTimeZone };
-}
-
 /** Every subscription, or one user's, ordered by owner then id. */
 export async function listCalendars(db: Database, userId?: number): Promise<CalendarWithOwner[]> {
-  const rows = await db
+  return db
     .select(withOwner)
     .from(calendars)
     .innerJoin(users, eq(users.id, calendars.userId))
     .where(userId === undefined ? undefined : eq(calendars.userId, userId))
     .orderBy(asc(users.name), asc(calendars.id));
-  return rows.map(flatten);
 }
 
 export async function getCalendar(db: Database, id: number): Promise<CalendarWithOwner | undefined> {
@@ -53,7 +57,22 @@ export async function getCalendar(db: Database, id: number): Promise<CalendarWit
     .innerJoin(users, eq(users.id, calendars.userId))
     .where(eq(calendars.id, id))
     .limit(1);
-  return row ? flatten(row) : undefined;
+  return row;
+}
+
+/** The last good ICS text stored for a subscription, or null. */
+export async function getCalendarBody(db: Database, id: number): Promise<string | null> {
+  const [row] = await db
+    .select({ body: calendars.body })
+    .from(calendars)
+    .where(eq(calendars.id, id))
+    .limit(1);
+  return row?.body ?? null;
+}
+
+/** Forgets a stored body that can no longer be expanded, so the next sync fetches the calendar in full. */
+export async function dropCalendarBody(db: Database, id: number): Promise<void> {
+  await db.update(calendars).set({ body: null }).where(eq(calendars.id, id));
 }
 
 /** Removes a subscription and (by cascade) its synced events; chat-created events are not linked and stay. */

@@ -212,8 +212,9 @@ export async function updateEvent(
   id: number,
   changes: ChatEventChanges,
   timeZone: string,
+  now: Date,
 ): Promise<CalendarEvent | undefined> {
-  const set: Partial<NewCalendarEvent> = { updatedAt: new Date() };
+  const set: Partial<NewCalendarEvent> = { updatedAt: now };
   if (changes.title !== undefined) set.title = requireTitle(changes.title);
   if (changes.description !== undefined) set.description = changes.description;
   if (changes.location !== undefined) set.location = changes.location;
@@ -284,6 +285,8 @@ export type SyncedInstance = Omit<
 >;
 
 const INSERT_CHUNK = 500;
+/** A broken calendar can warn once per event; the first ones say what is wrong. */
+const MAX_STORED_WARNINGS = 100;
 /** Past occurrences are kept this long for "what did I have last week" questions, then pruned. */
 const KEEP_PAST_MS = 60 * 86_400_000;
 
@@ -296,7 +299,16 @@ export async function replaceCalendarEvents(
   db: Database,
   calendar: { id: number; userId: number },
   instances: SyncedInstance[],
-  sync: { windowStart: Date; at: Date; etag?: string | null; lastModified?: string | null; name?: string },
+  sync: {
+    windowStart: Date;
+    at: Date;
+    etag?: string | null;
+    lastModified?: string | null;
+    name?: string;
+    /** The ICS text just fetched; undefined leaves the stored body as it is (a 304 re-expansion). */
+    body?: string | null;
+    warnings?: string[];
+  },
 ): Promise<void> {
   await db.transaction(async (tx) => {
     const mine = eq(events.calendarId, calendar.id);
@@ -349,6 +361,8 @@ export async function replaceCalendarEvents(
         ...(sync.etag !== undefined ? { etag: sync.etag } : {}),
         ...(sync.lastModified !== undefined ? { lastModified: sync.lastModified } : {}),
         ...(sync.name ? { name: sync.name } : {}),
+        ...(sync.body !== undefined ? { body: sync.body } : {}),
+        lastWarnings: (sync.warnings ?? []).slice(0, MAX_STORED_WARNINGS),
       })
       .where(eq(calendars.id, calendar.id));
   });

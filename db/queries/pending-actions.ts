@@ -73,3 +73,16 @@ export async function expirePendingAction(db: Database, id: number, at: Date): P
 export async function recordPendingResult(db: Database, id: number, result: string): Promise<void> {
   await db.update(pendingActions).set({ result }).where(eq(pendingActions.id, id));
 }
+
+/**
+ * Marks every pending action past its expiry as expired, so abandoned confirmations do not sit in
+ * "pending" forever; returns how many. Meant to be called periodically.
+ */
+export async function expirePendingActions(db: Database, now: Date): Promise<number> {
+  const expired = await db
+    .update(pendingActions)
+    .set({ state: "expired", resolvedAt: now })
+    .where(and(eq(pendingActions.state, "pending"), lte(pendingActions.expiresAt, now)))
+    .returning({ id: pendingActions.id });
+  return expired.length;
+}

@@ -28,6 +28,13 @@ export const calendars = pgTable(
     lastSuccessAt: timestamp({ withTimezone: true }),
     lastError: text(),
     eventCount: integer().notNull().default(0),
+    /**
+     * The last good ICS text of an http(s) subscription (within the fetch size limit), so a 304 can be
+     * expanded again for the current window; null for local files and before the first good fetch.
+     */
+    body: text(),
+    /** What the last successful expansion could not read cleanly (skipped events, unknown zones). */
+    lastWarnings: jsonb().$type<string[]>().notNull().default([]),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex("calendars_user_source_idx").on(t.userId, t.source)],

@@ -34,6 +34,8 @@ export interface ToolSchema {
 
 export interface ChatRequest {
   role: ModelRole;
+  /** Overrides the route's model (a user's preferred model); endpoint, queue, fallback and num_ctx stay the route's. */
+  model?: string;
   messages: ChatMessage[];
   tools?: ToolSchema[];
   /** Called with each streamed content fragment, for visible progress on platforms. */
@@ -65,8 +67,23 @@ export interface AgenticVerdict {
 
 export interface ModelClient {
   chat(request: ChatRequest): Promise<ChatResult>;
-  canRunAgentic(role: ModelRole): Promise<AgenticVerdict>;
+  /** `model` overrides the route's model, as in `ChatRequest`. */
+  canRunAgentic(role: ModelRole, model?: string): Promise<AgenticVerdict>;
   warm(role: ModelRole): Promise<void>;
+}
+
+/**
+ * The same client with every request and capability check made for `model` (a user's preferred model);
+ * the client itself when no model is given, so callers can pass `user.preferredModel` as it is.
+ */
+export function withPreferredModel(client: ModelClient, model: string | null | undefined): ModelClient {
+  const preferred = model?.trim();
+  if (!preferred) return client;
+  return {
+    chat: (request) => client.chat({ ...request, model: request.model ?? preferred }),
+    canRunAgentic: (role, override) => client.canRunAgentic(role, override ?? preferred),
+    warm: (role) => client.warm(role),
+  };
 }
 
 export type ModelErrorCode =

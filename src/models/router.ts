@@ -132,6 +132,7 @@ export function createModelClient(options: ModelClientOptions): ModelRouter {
    */
   async function runOnRoute<T>(
     route: ResolvedRoute,
+    model: string,
     signal: AbortSignal | undefined,
     work: (endpoint: ResolvedEndpoint) => Promise<T>,
   ): Promise<{ value: T; endpoint: string; queueWaitMs: number }> {
@@ -140,7 +141,7 @@ export function createModelClient(options: ModelClientOptions): ModelRouter {
     let lastError: unknown;
     let queueWaitMs = 0;
     for (const [position, endpointName] of chain.entries()) {
-      const base = { role: route.role, endpoint: endpointName, model: route.model };
+      const base = { role: route.role, endpoint: endpointName, model };
       emit({ type: "queued", ...base });
       // The slot is held through retries: the endpoint is loading or failing, and work let in meanwhile
       // would only fail the same way.
@@ -158,7 +159,7 @@ export function createModelClient(options: ModelClientOptions): ModelRouter {
             lastError = error;
             const description = describeFailure(error.failure);
             emit({ type: "failed", ...base, error: description });
-            throwIfFinal(error, route, endpointName, signal);
+            throwIfFinal(error, model, endpointName, signal);
             failures.push(`${endpointName}: ${description}`);
             if (error.failure.kind === "stall" || attempt >= retry.attempts) break;
             const delayMs = backoffDelay(retry, attempt);
@@ -179,11 +180,11 @@ export function createModelClient(options: ModelClientOptions): ModelRouter {
           { ...base, fallback: next, failures },
           "Ollama endpoint unavailable; using fallback",
         );
-        emit({ type: "fallback", role: route.role, from: endpointName, to: next, model: route.model });
+        emit({ type: "fallback", role: route.role, from: endpointName, to: next, model });
       }
     }
     throw new ModelError(
-      `No endpoint could serve the ${route.role} route (${route.model}): ${failures.join("; ")}`,
+      `No endpoint could serve the ${route.role} route (${model}): ${failures.join("; ")}`,
       "MODEL_UNAVAILABLE",
       { cause: lastError },
     );
@@ -193,11 +194,12 @@ export function createModelClient(options: ModelClientOptions): ModelRouter {
     async chat(request: ChatRequest): Promise<ChatResult> {
       const startedAt = now();
       const route = routes.routes[request.role];
+      const model = request.model?.trim() || route.model;
       const estimatedTokens = estimatePromptTokens(request.messages, request.tools);
-      const { value, endpoint, queueWaitMs } = await runOnRoute(route, request.signal, (target) =>
+      const { value, endpoint, queueWaitMs } = await runOnRoute(route, model, request.signal, (target) =>
         streamChat({
           url: target.url,
-          model: route.model,
+          model,
           messages: request.messages,
           ...(request.tools ? { tools: request.tools } : {}),
           numCtx: route.numCtx,
@@ -217,42 +219,43 @@ export function createModelClient(options: ModelClientOptions): ModelRouter {
       }
       return toChatResult(value, request, {
         endpoint,
-        model: route.model,
+        model,
         queueWaitMs,
         durationMs: now() - startedAt,
       });
     },
 
-    async canRunAgentic(role: ModelRole): Promise<AgenticVerdict> {
+    async canRunAgentic(role: ModelRole, requested?: string): Promise<AgenticVerdict> {
       const route = routes.routes[role];
+      const model = requested?.trim() || route.model;
       const chain = route.fallback === undefined ? [route.endpoint] : [route.endpoint, route.fallback];
       const reasons: string[] = [];
       for (const endpoint of chain) {
         try {
-          const problem = agenticProblem(await capabilities(endpoint, route.model));
+          const problem = agenticProblem(await capabilities(endpoint, model));
           return problem === undefined
-            ? { ok: true, model: route.model, endpoint }
-            : { ok: false, reason: problem, model: route.model, endpoint };
+            ? { ok: true, model, endpoint }
+            : { ok: false, reason: problem, model, endpoint };
         } catch (error) {
           const status = statusOf(error);
           if (status === 404) {
             return {
               ok: false,
-              reason: `${route.model} is not available on ${endpoint} (${errorText(error)})`,
-              model: route.model,
+              reason: `${model} is not available on ${endpoint} (${errorText(error)})`,
+              model,
               endpoint,
             };
           }
           reasons.push(`${endpoint} unreachable (${errorText(error)})`);
         }
       }
-      return { ok: false, reason: reasons.join("; "), model: route.model, endpoint: route.endpoint };
+      return { ok: false, reason: reasons.join("; "), model, endpoint: route.endpoint };
     },
 
     async warm(role: ModelRole): Promise<void> {
       const route = routes.routes[role];
       // An empty `messages` loads the model; the same num_ctx as real requests avoids a reload later.
-      await runOnRoute(route, undefined, (target) =>
+      await runOnRoute(route, route.model, undefined, (target) =>
         streamChat({
           url: target.url,
           model: route.model,
@@ -282,12 +285,12 @@ export function createModelClient(options: ModelClientOptions): ModelRouter {
 /** Errors that end the whole request: no retry, no fallback. */
 function throwIfFinal(
   error: AttemptError,
-  route: ResolvedRoute,
+  model: string,
   endpoint: string,
   signal: AbortSignal | undefined,
 ): void {
   const failure = error.failure;
-  const where = `Ollama ${endpoint} (${route.model})`;
+  const where = `Ollama ${endpoint} (${model})`;
   if (failure.kind === "aborted") throw signal?.reason ?? error;
   if (failure.kind === "http" && !RETRYABLE_STATUSES.has(failure.status)) {
     // Ollama ≥ 0.12.6 refuses an overlong prompt instead of truncating when asked to (`truncate: false`).

@@ -151,7 +151,14 @@ export const updateEventTool = defineTool({
       ...(args.location !== undefined ? { location: args.location } : {}),
       ...(args.description !== undefined ? { description: args.description } : {}),
     };
-    const updated = await updateEvent(context.db, context.user.id, args.id, changes, zone);
+    const updated = await updateEvent(
+      context.db,
+      context.user.id,
+      args.id,
+      changes,
+      zone,
+      context.clock.now(),
+    );
     if (!updated) throw new NotFoundError(`no event ${args.id} created in chat`);
     return { updated: rowView(updated, zone) };
   },

@@ -88,8 +88,9 @@ describeEachDatabase("events queries", (getDb) => {
     expect(created.endsAt.toISOString()).toBe("2026-07-01T09:00:00.000Z");
 
     expect(await getEvent(db, stranger.id, created.id)).toBeUndefined();
+    const editedAt = new Date("2026-06-30T12:34:56Z");
     expect(
-      await updateEvent(db, stranger.id, created.id, { title: "Hijacked" }, stranger.timeZone),
+      await updateEvent(db, stranger.id, created.id, { title: "Hijacked" }, stranger.timeZone, editedAt),
     ).toBeUndefined();
     expect(await deleteEvent(db, stranger.id, created.id)).toBe(false);
 
@@ -99,6 +100,7 @@ describeEachDatabase("events queries", (getDb) => {
       created.id,
       { allDay: true, startDate: "2026-07-02" },
       owner.timeZone,
+      editedAt,
     );
     expect(moved).toMatchObject({
       title: "Haircut",
@@ -107,6 +109,8 @@ describeEachDatabase("events queries", (getDb) => {
       endDate: "2026-07-03",
     });
     expect(moved?.startsAt.toISOString()).toBe("2026-07-01T22:00:00.000Z");
+    // The caller's clock, not the machine's, so tests and replays see the time the change was made.
+    expect(moved?.updatedAt.toISOString()).toBe(editedAt.toISOString());
     expect((await getEvent(db, owner.id, created.id))?.startDate).toBe("2026-07-02");
 
     expect(await deleteEvent(db, owner.id, created.id)).toBe(true);
@@ -148,7 +152,9 @@ describeEachDatabase("events queries", (getDb) => {
     );
     const [synced] = await listEvents(db, user, { range: "today", now: new Date("2026-01-05T12:00:00Z") });
     expect(synced?.source).toBe("calendar");
-    expect(await updateEvent(db, user.id, synced?.id ?? 0, { title: "Edited" }, zone)).toBeUndefined();
+    expect(
+      await updateEvent(db, user.id, synced?.id ?? 0, { title: "Edited" }, zone, new Date()),
+    ).toBeUndefined();
     expect(await deleteEvent(db, user.id, synced?.id ?? 0)).toBe(false);
   });
 });

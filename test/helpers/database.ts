@@ -10,8 +10,9 @@
  * assuming an empty table.
  */
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import postgres from "postgres";
-import { afterAll, beforeAll, describe } from "vitest";
+import { afterAll, beforeAll, describe, inject } from "vitest";
 import { type Database, type OpenDatabase, openDatabase } from "../../db/client.ts";
 import { type NewUser, type User, users } from "../../db/schema/index.ts";
 
@@ -28,7 +29,11 @@ export interface TestDatabase {
 
 export async function createTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
   if (kind === "pglite") {
-    const open = await openDatabase({ dataDir: "memory://" });
+    const template = inject("pgliteTemplate");
+    const open = await openDatabase({
+      dataDir: "memory://",
+      pgliteTemplate: template ? new Blob([readFileSync(template)]) : undefined,
+    });
     await open.migrate();
     return { open, url: undefined, dispose: () => open.close() };
   }

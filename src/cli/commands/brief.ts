@@ -4,10 +4,9 @@
  */
 import { getRun } from "../../../db/queries/runs.ts";
 import { requireUserByName } from "../../../db/queries/users.ts";
+import { buildAssistantDeps } from "../../assistant-deps.ts";
 import type { BriefingOutcome } from "../../core/assistant.ts";
 import { type AssistantDeps, createAssistant } from "../../core/assistant-service.ts";
-import { createModelClient } from "../../models/index.ts";
-import { createDefaultToolRegistry } from "../../tools/index.ts";
 import type { CliContext, RegisterCommands } from "../context.ts";
 import { withContext } from "../context.ts";
 import { parseSlotName } from "../parse.ts";
@@ -61,24 +60,13 @@ export const registerBriefCommands: RegisterCommands = (program, context) => {
     );
 };
 
-/** What every assistant command needs, built from the CLI context. */
+/** What every assistant command needs, built from the CLI context; warnings go to stderr. */
 export function assistantDeps(ctx: CliContext): AssistantDeps {
   const logger = {
     warn: (details: object, message: string) =>
       ctx.out.progress(`warning: ${message} ${JSON.stringify(details)}`),
   };
-  return {
-    db: ctx.db,
-    clock: ctx.clock,
-    model: createModelClient({ routes: ctx.config.models, fetch: ctx.fetch, logger }),
-    tools: createDefaultToolRegistry(),
-    logger,
-    config: {
-      receiptMaxAgeMinutes: ctx.config.briefing.receiptMaxAgeMinutes,
-      retentionDays: ctx.config.briefing.retentionDays,
-      confirmationMinutes: ctx.config.briefing.confirmationMinutes,
-    },
-  };
+  return buildAssistantDeps({ db: ctx.db, config: ctx.config, clock: ctx.clock, fetch: ctx.fetch, logger });
 }
 
 export function groundingLine(outcome: Pick<BriefingOutcome, "grounding">): string {

@@ -64,7 +64,7 @@ export const registerCalendarCommands: RegisterCommands = (program, context) => 
 
   calendar
     .command("list")
-    .description("subscriptions with last sync time, event count and last error")
+    .description("subscriptions with last sync time, event count, warnings and last error")
     .option("--user <name>", "only this user's calendars")
     .option("--json", "machine-readable output")
     .action((options: CalendarOptions) =>
@@ -311,8 +311,9 @@ function describeCalendar(row: CalendarWithOwner): string {
   const synced = row.lastSyncAt
     ? `last sync ${DateTime.fromJSDate(row.lastSyncAt, { zone: row.userTimeZone }).toFormat("yyyy-MM-dd HH:mm")}`
     : "never synced";
+  const warnings = row.lastWarnings.length > 0 ? ` · ${row.lastWarnings.length} warnings` : "";
   const error = row.lastError ? ` · error: ${row.lastError}` : "";
-  return `${String(row.id).padStart(4)}  ${row.userName}${name} · ${row.source} · ${synced} · ${row.eventCount} events${error}`;
+  return `${String(row.id).padStart(4)}  ${row.userName}${name} · ${row.source} · ${synced} · ${row.eventCount} events${warnings}${error}`;
 }
 
 function describeEvent(view: EventView): string {

@@ -10,7 +10,7 @@ import { createRun, failRun, finishRun, startClaimedRun } from "../../../db/quer
 import type { BriefingRun, GroundingVerdict } from "../../../db/schema/briefings.ts";
 import type { BriefingOutcome } from "../assistant.ts";
 import { localDate } from "../local-time.ts";
-import { type ChatMessage, ModelError, type ToolCall } from "../model.ts";
+import { type ChatMessage, ModelError, type ToolCall, withPreferredModel } from "../model.ts";
 import { briefingToolSet } from "../tools/allowlists.ts";
 import type { ToolContext } from "../tools/define-tool.ts";
 import { dispatchAll } from "../tools/dispatch.ts";
@@ -58,7 +58,8 @@ interface Produced {
   reason: string | null;
 }
 
-export async function runBriefing(deps: BriefingDeps, input: RunBriefingInput): Promise<BriefingOutcome> {
+export async function runBriefing(given: BriefingDeps, input: RunBriefingInput): Promise<BriefingOutcome> {
+  const deps: BriefingDeps = { ...given, model: withPreferredModel(given.model, input.user.preferredModel) };
   const timer = deps.timer ?? (() => performance.now());
   const startedAt = timer();
   const { user, slot } = input;

@@ -12,7 +12,7 @@ import type { ChatReply, PendingConfirmation, Receipt, ThreadRef } from "../assi
 import { RunRecorder } from "../briefing/run-recorder.ts";
 import { triggerInstruction } from "../briefing/slot-prompts.ts";
 import { type BriefingDeps, resolveConfig } from "../briefing/types.ts";
-import { type ChatMessage, ModelError } from "../model.ts";
+import { type ChatMessage, ModelError, withPreferredModel } from "../model.ts";
 import { CHAT_TOOLS, chatToolSet, READ_ONLY_CHAT_TOOLS } from "../tools/allowlists.ts";
 import type { ToolContext } from "../tools/define-tool.ts";
 import { createToolSet, type ToolSet } from "../tools/registry.ts";
@@ -93,13 +93,14 @@ interface Frame {
 }
 
 async function converse(
-  deps: BriefingDeps,
+  given: BriefingDeps,
   user: User,
   thread: ThreadRef,
   text: string,
   frame: Frame,
   options: ChatOptions,
 ): Promise<ChatReply> {
+  const deps: BriefingDeps = { ...given, model: withPreferredModel(given.model, user.preferredModel) };
   const config = resolveConfig(deps.config);
   const timer = deps.timer ?? (() => performance.now());
   const message = text.trim();

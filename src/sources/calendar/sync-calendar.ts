@@ -6,7 +6,9 @@
 import type { Database } from "../../../db/client.ts";
 import {
   type CalendarWithOwner,
+  dropCalendarBody,
   getCalendar,
+  getCalendarBody,
   listCalendars,
   recordCalendarFailure,
   recordCalendarNotModified,
@@ -14,9 +16,9 @@ import {
 import { replaceCalendarEvents } from "../../../db/queries/events.ts";
 import { findUserByName } from "../../../db/queries/users.ts";
 import type { Clock } from "../../core/clock.ts";
-import type { FetchFunction } from "../http-cache-fetch.ts";
+import { DEFAULT_MAX_BYTES, type FetchFunction } from "../http-cache-fetch.ts";
 import { defaultExpansionWindow, expandCalendar } from "./expand-calendar.ts";
-import { loadCalendarSource, type ReadFileFunction } from "./fetch-calendar.ts";
+import { isHttpSource, loadCalendarSource, type ReadFileFunction } from "./fetch-calendar.ts";
 
 export interface CalendarSyncDeps {
   fetch: FetchFunction;
@@ -30,18 +32,15 @@ export interface CalendarSyncResult {
   calendarId: number;
   userName: string;
   source: string;
-  /** updated: new events stored; not-modified: the server said 304; failed: last good events kept. */
+  /**
+   * updated: new events stored; not-modified: the server said 304 (the stored body was expanded again for
+   * the current window); failed: last good events kept.
+   */
   status: "updated" | "not-modified" | "failed";
   eventCount: number;
   warnings: string[];
   error?: string;
 }
-
-/**
- * Conditional requests only while the stored expansion is fresh: a 304 keeps the old occurrences, and
- * the window they were expanded for slides with the clock, so after a while the body is needed again.
- */
-const REVALIDATE_WITHIN_MS = 6 * 3_600_000;
 
 export async function syncCalendar(
   db: Database,
@@ -60,35 +59,57 @@ async function syncLoadedCalendar(
 ): Promise<CalendarSyncResult> {
   const now = deps.clock.now();
   const base = { calendarId: calendar.id, userName: calendar.userName, source: calendar.source };
-  const fresh =
-    calendar.lastSuccessAt !== null &&
-    now.getTime() - calendar.lastSuccessAt.getTime() < REVALIDATE_WITHIN_MS;
+  const maxBytes = deps.maxBytes ?? DEFAULT_MAX_BYTES;
+  let expandingStoredBody = false;
   try {
-    const body = await loadCalendarSource(calendar.source, {
+    // A 304 is only useful with the body it refers to: without one, ask for the whole calendar.
+    const loaded = await loadCalendarSource(calendar.source, {
       fetch: deps.fetch,
       ...(deps.readFile ? { readFile: deps.readFile } : {}),
-      etag: fresh ? calendar.etag : null,
-      lastModified: fresh ? calendar.lastModified : null,
+      etag: calendar.hasBody ? calendar.etag : null,
+      lastModified: calendar.hasBody ? calendar.lastModified : null,
       ...(deps.timeoutMs !== undefined ? { timeoutMs: deps.timeoutMs } : {}),
-      ...(deps.maxBytes !== undefined ? { maxBytes: deps.maxBytes } : {}),
+      maxBytes,
     });
-    if (body.status === "not-modified") {
-      await recordCalendarNotModified(db, calendar.id, now);
-      return { ...base, status: "not-modified", eventCount: calendar.eventCount, warnings: [] };
-    }
     const window = defaultExpansionWindow(now);
-    const expanded = expandCalendar(body.text, { userZone: calendar.userTimeZone, ...window });
+    if (loaded.status === "not-modified") {
+      const stored = calendar.hasBody ? await getCalendarBody(db, calendar.id) : null;
+      if (stored === null) {
+        await recordCalendarNotModified(db, calendar.id, now);
+        return { ...base, status: "not-modified", eventCount: calendar.eventCount, warnings: [] };
+      }
+      // The occurrences stored last time were expanded for a window that has since slid with the clock.
+      expandingStoredBody = true;
+      const expanded = expandCalendar(stored, { userZone: calendar.userTimeZone, ...window });
+      await replaceCalendarEvents(db, calendar, expanded.instances, {
+        windowStart: window.windowStart,
+        at: now,
+        warnings: expanded.warnings,
+      });
+      return {
+        ...base,
+        status: "not-modified",
+        eventCount: expanded.instances.length,
+        warnings: expanded.warnings,
+      };
+    }
+    const expanded = expandCalendar(loaded.text, { userZone: calendar.userTimeZone, ...window });
+    const keepBody = isHttpSource(calendar.source) && Buffer.byteLength(loaded.text, "utf8") <= maxBytes;
     await replaceCalendarEvents(db, calendar, expanded.instances, {
       windowStart: window.windowStart,
       at: now,
-      ...(body.etag !== undefined ? { etag: body.etag } : {}),
-      ...(body.lastModified !== undefined ? { lastModified: body.lastModified } : {}),
+      ...(loaded.etag !== undefined ? { etag: loaded.etag } : {}),
+      ...(loaded.lastModified !== undefined ? { lastModified: loaded.lastModified } : {}),
       ...(calendar.name === "" && expanded.calendarName ? { name: expanded.calendarName.slice(0, 200) } : {}),
+      body: keepBody ? loaded.text : null,
+      warnings: expanded.warnings,
     });
     return { ...base, status: "updated", eventCount: expanded.instances.length, warnings: expanded.warnings };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     await recordCalendarFailure(db, calendar.id, now, message);
+    // A stored body that no longer expands would fail the same way after every 304.
+    if (expandingStoredBody) await dropCalendarBody(db, calendar.id);
     return { ...base, status: "failed", eventCount: calendar.eventCount, warnings: [], error: message };
   }
 }

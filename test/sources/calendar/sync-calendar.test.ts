@@ -1,7 +1,12 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { addCalendar, getCalendar } from "../../../db/queries/calendars.ts";
+import {
+  addCalendar,
+  dropCalendarBody,
+  getCalendar,
+  getCalendarBody,
+} from "../../../db/queries/calendars.ts";
 import { createEvent, listEvents } from "../../../db/queries/events.ts";
 import type { User } from "../../../db/schema/index.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
@@ -19,6 +24,11 @@ const GOOGLE = readFileSync(
   "utf8",
 );
 const MONDAY = "2026-03-30T12:00:00Z";
+
+function ics(...events: string[][]): string {
+  const body = events.flatMap((lines) => ["BEGIN:VEVENT", ...lines, "END:VEVENT"]);
+  return ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//test//EN", ...body, "END:VCALENDAR", ""].join("\r\n");
+}
 
 describeEachDatabase("calendar sync over HTTP", (getDb) => {
   let server: StaticHttpServer;
@@ -63,10 +73,101 @@ describeEachDatabase("calendar sync over HTTP", (getDb) => {
     expect(await titlesToday(user)).toEqual(["Conference", "Team sync"]);
     expect((await getCalendar(db, calendarId))?.lastSyncAt?.toISOString()).toBe(clock.now().toISOString());
 
-    // Much later the stored window is stale, so the body is fetched again (no conditional headers).
+    // However long after the last success: the stored body answers the 304.
     clock.advance(7 * 3_600_000);
+    expect((await syncCalendar(db, calendarId, { fetch, clock })).status).toBe("not-modified");
+    expect(server.requestsTo("/etag.ics")[2]?.headers["if-none-match"]).toBe('"v1"');
+  });
+
+  it("re-expands the stored body on a 304 a day later, so the window moves with the clock", async () => {
+    const db = getDb();
+    const daily = ics(
+      [
+        "UID:standup",
+        "SUMMARY:Standup",
+        "DTSTART:20260301T090000Z",
+        "DTEND:20260301T091500Z",
+        "RRULE:FREQ=DAILY",
+      ],
+      ["UID:nostart", "SUMMARY:No start"],
+    );
+    server.route("/daily.ics", { body: daily, contentType: "text/calendar", etag: '"d1"' });
+    const { user, calendarId } = await subscribe("/daily.ics");
+    const clock = fixedClock(MONDAY);
+    // Two weeks and a day ahead: just outside the window expanded on Monday.
+    const edge = new Date("2026-04-14T12:00:00Z");
+
+    const first = await syncCalendar(db, calendarId, { fetch, clock });
+    expect(first.status).toBe("updated");
+    expect(first.warnings.some((warning) => warning.includes('"No start"'))).toBe(true);
+    expect(await titlesToday(user, edge)).toEqual([]);
+    const stored = await getCalendar(db, calendarId);
+    expect(stored?.hasBody).toBe(true);
+    expect(await getCalendarBody(db, calendarId)).toBe(daily);
+    expect(stored?.lastWarnings).toEqual(first.warnings);
+
+    clock.advance(24 * 3_600_000);
+    const later = await syncCalendar(db, calendarId, { fetch, clock });
+    expect(later).toMatchObject({ status: "not-modified", eventCount: first.eventCount });
+    expect(later.warnings).toEqual(first.warnings);
+    expect(server.requestsTo("/daily.ics")[1]?.headers["if-none-match"]).toBe('"d1"');
+    expect(await titlesToday(user, edge)).toEqual(["Standup"]);
+    // The day that slid out of the window is kept as a past occurrence, not duplicated.
+    expect(await titlesToday(user, new Date(MONDAY))).toEqual(["Standup"]);
+    const after = await getCalendar(db, calendarId);
+    expect(after?.lastSuccessAt?.toISOString()).toBe(clock.now().toISOString());
+    expect(after?.lastWarnings).toEqual(first.warnings);
+    expect(after?.etag).toBe('"d1"');
+  });
+
+  it("stores the warnings of the last sync and clears them when the calendar is fixed", async () => {
+    const db = getDb();
+    const good = ["UID:fine", "SUMMARY:Fine", "DTSTART:20260330T150000Z", "DTEND:20260330T160000Z"];
+    server.route("/warn.ics", [
+      { body: ics(good, ["UID:nostart", "SUMMARY:No start"]) },
+      { body: ics(good) },
+    ]);
+    const { calendarId } = await subscribe("/warn.ics");
+    const clock = fixedClock(MONDAY);
+    await syncCalendar(db, calendarId, { fetch, clock });
+    const warned = (await getCalendar(db, calendarId))?.lastWarnings ?? [];
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toContain('"No start": it has no DTSTART');
+    await syncCalendar(db, calendarId, { fetch, clock });
+    expect((await getCalendar(db, calendarId))?.lastWarnings).toEqual([]);
+  });
+
+  it("sends no conditional headers without a stored body, and keeps no body for a local file", async () => {
+    const db = getDb();
+    server.route("/nobody.ics", { body: GOOGLE, etag: '"n1"' });
+    const { calendarId } = await subscribe("/nobody.ics");
+    const clock = fixedClock(MONDAY);
+    await syncCalendar(db, calendarId, { fetch, clock });
+    // As a calendar synced before bodies were stored would be.
+    await dropCalendarBody(db, calendarId);
     expect((await syncCalendar(db, calendarId, { fetch, clock })).status).toBe("updated");
-    expect(server.requestsTo("/etag.ics")[2]?.headers["if-none-match"]).toBeUndefined();
+    expect(server.requestsTo("/nobody.ics")[1]?.headers["if-none-match"]).toBeUndefined();
+    expect((await getCalendar(db, calendarId))?.hasBody).toBe(true);
+
+    const user = await createTestUser(db, { timeZone: "Europe/London" });
+    const file = await addCalendar(db, { userId: user.id, source: "/calendars/home.ics" });
+    const synced = await syncCalendar(db, file.id, { fetch, clock, readFile: async () => GOOGLE });
+    expect(synced.status).toBe("updated");
+    expect(await getCalendarBody(db, file.id)).toBeNull();
+  });
+
+  it("does not store a body larger than the fetch limit", async () => {
+    const db = getDb();
+    server.route("/big.ics", { body: GOOGLE, etag: '"b1"' });
+    const { calendarId } = await subscribe("/big.ics");
+    const clock = fixedClock(MONDAY);
+    const maxBytes = Buffer.byteLength(GOOGLE, "utf8");
+    expect((await syncCalendar(db, calendarId, { fetch, clock, maxBytes })).status).toBe("updated");
+    expect(await getCalendarBody(db, calendarId)).toBe(GOOGLE);
+    server.route("/big.ics", { body: `${GOOGLE}\r\n`, etag: '"b2"' });
+    const failed = await syncCalendar(db, calendarId, { fetch, clock, maxBytes });
+    expect(failed.status).toBe("failed");
+    expect(await getCalendarBody(db, calendarId)).toBe(GOOGLE);
   });
 
   it("honours Last-Modified when there is no ETag", async () => {

@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { getRun } from "../../db/queries/runs.ts";
+import { createAssistant } from "../../src/core/assistant-service.ts";
+import { runBriefing } from "../../src/core/briefing/run-briefing.ts";
+import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
+import { type OllamaTestServer, startOllamaServer } from "../servers/ollama-server.ts";
+import { LONDON, MODEL, MORNING_CALLS, seedTasks, seedWeather, testDeps } from "./fixture.ts";
+
+const LARGE = "qwen2.5:14b";
+const SMALL = "llama3.2:3b";
+
+let server: OllamaTestServer;
+beforeAll(async () => {
+  server = await startOllamaServer({
+    models: { [MODEL]: {}, [LARGE]: { parameterSize: "14.8B" }, [SMALL]: { parameterSize: "3.2B" } },
+  });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const PROSE = '"Renew passport" is due at 14:30 and "File expenses" is overdue.';
+
+describeEachDatabase("a user's preferred model", (getDb) => {
+  async function userPreferring(preferredModel: string | null) {
+    const db = getDb();
+    const user = await createTestUser(db, { ...LONDON, preferredModel });
+    await seedTasks(db, user);
+    await seedWeather(db);
+    return { db, user };
+  }
+
+  it("is the model every briefing request asks for, and the one the run records", async () => {
+    const { db, user } = await userPreferring(LARGE);
+    const routeBefore = server.chatRequests(MODEL).length;
+    server.script(LARGE, [{ toolCalls: MORNING_CALLS }, { content: PROSE }]);
+
+    const outcome = await runBriefing(testDeps(db, server.url).deps, {
+      user,
+      slot: "morning",
+      trigger: "manual",
+    });
+
+    expect(outcome.mode).toBe("agentic");
+    expect(outcome.prose).toBe(PROSE);
+    expect(server.chatRequests(MODEL)).toHaveLength(routeBefore);
+    expect((await getRun(db, outcome.runId))?.model).toBe(LARGE);
+  });
+
+  it("is checked for agentic capability: a 3B preferred model gives a legacy briefing", async () => {
+    const { db, user } = await userPreferring(SMALL);
+    const before = server.chatRequests(SMALL).length;
+    server.script(SMALL, { content: PROSE });
+
+    const outcome = await runBriefing(testDeps(db, server.url).deps, {
+      user,
+      slot: "morning",
+      trigger: "manual",
+    });
+
+    expect(outcome.mode).toBe("legacy");
+    const requests = server.chatRequests(SMALL).slice(before);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]?.tools).toBeUndefined();
+    expect((await getRun(db, outcome.runId))?.reason).toMatch(/llama3\.2:3b has 3\.2B parameters/);
+  });
+
+  it("answers chat", async () => {
+    const { db, user } = await userPreferring(LARGE);
+    const assistant = createAssistant(testDeps(db, server.url).deps);
+    server.script(LARGE, { content: "Hello." });
+    const before = server.chatRequests(LARGE).length;
+
+    const reply = await assistant.reply(user.id, { platform: "telegram", threadKey: `tg:${user.id}` }, "hi");
+
+    expect(reply.text).toBe("Hello.");
+    expect(server.chatRequests(LARGE).slice(before)).toHaveLength(1);
+  });
+
+  it("leaves the route's model in place when unset", async () => {
+    const { db, user } = await userPreferring(null);
+    const before = server.chatRequests(MODEL).length;
+    server.script(MODEL, [{ toolCalls: MORNING_CALLS }, { content: PROSE }]);
+
+    const outcome = await runBriefing(testDeps(db, server.url).deps, {
+      user,
+      slot: "morning",
+      trigger: "manual",
+    });
+
+    expect(server.chatRequests(MODEL).length).toBeGreaterThan(before);
+    expect((await getRun(db, outcome.runId))?.model).toBe(MODEL);
+  });
+});
