@@ -1,9 +1,27 @@
 /**
- * The running bot: wires the database, model routes, background syncs, scheduler, HTTP endpoints and
- * platform adapters together, and takes them down in reverse order.
+ * The running bot: wires the database, model routes, background syncs, scheduler, delivery outbox, HTTP
+ * endpoints and platform adapters together, and takes them down in reverse order.
  */
+import { createSlackApp, SLACK_EVENTS_PATH, type SlackApp } from "../bots/slack/index.ts";
+import { createTelegramBot, type TelegramBot } from "../bots/telegram/index.ts";
+import { expirePendingActions } from "../db/queries/pending-actions.ts";
+import { rollUpOldRuns } from "../db/queries/retention.ts";
+import { buildAssistantDeps } from "./assistant-deps.ts";
 import type { CliContext } from "./cli/context.ts";
+import type { PlatformSender } from "./core/assistant.ts";
+import { createAssistant } from "./core/assistant-service.ts";
+import { runBriefing } from "./core/briefing/run-briefing.ts";
+import type { DeliveryObserver } from "./delivery/hooks.ts";
+import { createDeliveryWorker, type DeliveryWorker } from "./delivery/worker.ts";
 import type { Logger } from "./logger.ts";
+import { startScheduler } from "./scheduler/scheduler.ts";
+import { createHealthCheck } from "./server/health.ts";
+import { createHttpServer, type RouteHandler } from "./server/http-server.ts";
+import { createMetrics } from "./server/metrics.ts";
+import { startCalendarSync } from "./sources/calendar/calendar-sync-loop.ts";
+import { startFeedSync } from "./sources/feeds/sync-feed.ts";
+import { startPeriodicSync } from "./sources/periodic-sync.ts";
+import { startWeatherSync } from "./sources/weather/get-weather.ts";
 
 export interface AppDeps extends CliContext {
   logger: Logger;
@@ -12,19 +30,217 @@ export interface AppDeps extends CliContext {
 export interface RunningApp {
   /** What runs and why, for the operator: database, endpoints, platforms on or off. */
   summary: string[];
+  /** The HTTP port actually bound. */
+  port: number;
   stop(): Promise<void>;
 }
 
+const MINUTE = 60_000;
+const MAINTENANCE_INTERVAL_MS = 10 * MINUTE;
+
+export interface Platforms {
+  telegram: TelegramBot | undefined;
+  slack: SlackApp | undefined;
+  senders: PlatformSender[];
+  /** Starts polling / sockets; call after the HTTP server listens (Telegram's setWebhook needs it up). */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The configured platform adapters over one assistant; shared by `start` and `brief --deliver`. */
+export async function createPlatforms(
+  deps: AppDeps,
+  assistant: ReturnType<typeof createAssistant>,
+): Promise<Platforms> {
+  const { config, db, clock, logger } = deps;
+  const telegram = config.telegram
+    ? createTelegramBot({
+        config: config.telegram,
+        db,
+        assistant,
+        clock,
+        logger: logger.child({ platform: "telegram" }),
+        confirmationMinutes: config.briefing.confirmationMinutes,
+      })
+    : undefined;
+  const slack = config.slack
+    ? await createSlackApp({
+        config: config.slack,
+        db,
+        assistant,
+        clock,
+        logger: logger.child({ platform: "slack" }),
+      })
+    : undefined;
+  return {
+    telegram,
+    slack,
+    senders: [telegram?.sender, slack?.sender].filter(
+      (sender): sender is PlatformSender => sender !== undefined,
+    ),
+    async start() {
+      await telegram?.start();
+      await slack?.start();
+    },
+    async stop() {
+      await Promise.allSettled([telegram?.stop(), slack?.stop()]);
+    },
+  };
+}
+
+/** The delivery outbox over the configured platforms. */
+export function createOutbox(
+  deps: AppDeps,
+  senders: PlatformSender[],
+  observer?: DeliveryObserver,
+): DeliveryWorker {
+  return createDeliveryWorker({
+    db: deps.db,
+    clock: deps.clock,
+    senders,
+    slackChannel: deps.config.slack?.channel,
+    staleAfterMinutes: deps.config.briefing.staleAfterMinutes,
+    logger: deps.logger.child({ component: "delivery" }),
+    ...(observer ? { observer } : {}),
+  });
+}
+
 export async function startApp(deps: AppDeps): Promise<RunningApp> {
-  const { config, database } = deps;
-  const summary = [
-    `briefbot is running`,
-    `  database   ${database.kind === "pglite" ? `embedded PGlite in ${database.location}` : `PostgreSQL ${database.location}`}`,
-    `  telegram   ${config.telegram ? "on" : "off (set TELEGRAM_BOT_TOKEN to enable)"}`,
-    `  slack      ${config.slack ? "on" : "off (set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET to enable)"}`,
+  const { config, database, db, clock, logger } = deps;
+  const core = buildAssistantDeps({
+    db,
+    config,
+    clock,
+    fetch: deps.fetch,
+    logger: logger.child({ component: "core" }),
+  });
+  const assistant = createAssistant(core);
+  const platforms = await createPlatforms(deps, assistant);
+
+  const metrics = createMetrics({
+    db,
+    model: core.model,
+    scheduler: {
+      get lastTickAt() {
+        return scheduler.lastTickAt;
+      },
+    },
+  });
+  const outbox = createOutbox(deps, platforms.senders, metrics);
+  const scheduler = startScheduler({
+    db,
+    clock,
+    deliver: outbox,
+    model: core.model,
+    staleAfterMinutes: config.briefing.staleAfterMinutes,
+    logger: logger.child({ component: "scheduler" }),
+    observer: metrics,
+    runner: (request) =>
+      runBriefing(core, {
+        user: request.user,
+        slot: request.slot,
+        runId: request.runId,
+        trigger: "schedule",
+      }),
+  });
+
+  const routes: Record<string, RouteHandler> = {};
+  if (platforms.telegram?.webhookHandler) routes["/telegram/webhook"] = platforms.telegram.webhookHandler;
+  if (platforms.slack && !config.slack?.appToken) routes[SLACK_EVENTS_PATH] = platforms.slack.requestHandler;
+  const http = createHttpServer({
+    routes,
+    health: createHealthCheck({ clock, pingDatabase: () => database.ping(), scheduler }),
+    metrics: () => metrics.render(),
+    logger,
+  });
+  const port = await http.listen(config.port);
+  await platforms.start();
+
+  const syncLogger = logger.child({ component: "sync" });
+  const loops = [
+    startCalendarSync({
+      db,
+      fetch: deps.fetch,
+      clock,
+      intervalMs: config.sync.calendarMinutes * MINUTE,
+      logger: syncLogger,
+    }),
+    startFeedSync({
+      db,
+      fetch: deps.fetch,
+      clock,
+      intervalMs: config.sync.feedMinutes * MINUTE,
+      logger: syncLogger,
+    }),
+    startWeatherSync({
+      db,
+      fetch: deps.fetch,
+      clock,
+      forecastUrl: config.openMeteo.forecastUrl,
+      intervalMs: config.sync.weatherMinutes * MINUTE,
+      logger: syncLogger,
+    }),
+    startPeriodicSync({
+      name: "maintenance",
+      intervalMs: MAINTENANCE_INTERVAL_MS,
+      logger: syncLogger,
+      run: async () => {
+        const now = clock.now();
+        const expired = await expirePendingActions(db, now);
+        const { archivedRuns } = await rollUpOldRuns(db, {
+          now,
+          retentionDays: config.briefing.retentionDays,
+        });
+        if (expired > 0 || archivedRuns.length > 0) {
+          syncLogger.info(
+            { expired, archived: archivedRuns.length },
+            "maintenance: expired confirmations, archived runs",
+          );
+        }
+      },
+    }),
   ];
+
+  const summary = [
+    "briefbot is running",
+    `  database   ${database.kind === "pglite" ? `embedded PGlite in ${database.location}` : `PostgreSQL ${database.location}`}`,
+    `  http       http://0.0.0.0:${port} (/healthz, /metrics${Object.keys(routes)
+      .map((path) => `, ${path}`)
+      .join("")})`,
+    ...describeModels(config),
+    `  telegram   ${
+      config.telegram
+        ? `on (${config.telegram.webhookUrl ? `webhook ${config.telegram.webhookUrl}` : "long polling"})`
+        : "off (set TELEGRAM_BOT_TOKEN to enable)"
+    }`,
+    `  slack      ${
+      config.slack
+        ? `on (${config.slack.appToken ? "Socket Mode" : `HTTP at ${SLACK_EVENTS_PATH}`})`
+        : "off (set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET to enable)"
+    }`,
+    `  syncs      calendars every ${config.sync.calendarMinutes} min, feeds every ${config.sync.feedMinutes} min, weather every ${config.sync.weatherMinutes} min`,
+  ];
+
   return {
     summary,
-    async stop() {},
+    port,
+    async stop() {
+      // Stop taking work first, then let what is in flight finish, then close the doors.
+      await scheduler.stop();
+      await outbox.drain();
+      await Promise.allSettled(loops.map((loop) => loop.stop()));
+      await platforms.stop();
+      await http.close();
+    },
   };
+}
+
+function describeModels(config: AppDeps["config"]): string[] {
+  const endpoints = new Map(config.models.endpoints.map((endpoint) => [endpoint.name, endpoint.url]));
+  return Object.values(config.models.routes).map(
+    (route) =>
+      `  ${route.role.padEnd(11)}${route.model} on ${route.endpoint} (${endpoints.get(route.endpoint) ?? "?"})${
+        route.fallback ? `, fallback ${route.fallback}` : ""
+      }`,
+  );
 }
