@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray, isNull, lt } from "drizzle-orm";
 import type { Database } from "../client.ts";
-import { type BriefingRun, briefingRuns, type GroundingVerdict } from "../schema/index.ts";
+import { type BriefingRun, briefingRuns, type GroundingVerdict, messages } from "../schema/index.ts";
 import { NotFoundError } from "./users.ts";
 
 /** States in which a run has prose a person can read and follow up on. */
@@ -56,19 +56,39 @@ export async function latestFinishedRun(db: Database, userId: number): Promise<B
   return run;
 }
 
-/** A claimed (scheduler) run moves to generating; refuses runs another worker already finished. */
-export async function startClaimedRun(db: Database, runId: number, at: Date): Promise<BriefingRun> {
-  const [run] = await db
-    .update(briefingRuns)
-    .set({ state: "generating", updatedAt: at })
-    .where(and(eq(briefingRuns.id, runId), inArray(briefingRuns.state, ["claimed", "generating"])))
-    .returning();
-  if (!run) {
-    const existing = await getRun(db, runId);
+/**
+ * A claimed (scheduler) run moves to generating; refuses runs another worker already finished, and another
+ * user's run when `userId` is given. Messages already attached belong to an earlier attempt that stopped
+ * mid-generation (the scheduler's retake puts a stalled run back to `claimed`, so either state may carry
+ * them): they go in the same transaction, or the retake's receipts would sit next to the first attempt's.
+ */
+export async function startClaimedRun(
+  db: Database,
+  runId: number,
+  at: Date,
+  options: { userId?: number } = {},
+): Promise<BriefingRun> {
+  return db.transaction(async (tx) => {
+    const [existing] = await tx
+      .select()
+      .from(briefingRuns)
+      .where(eq(briefingRuns.id, runId))
+      .limit(1)
+      .for("update");
     if (!existing) throw new NotFoundError(`no run ${runId}`);
-    throw new Error(`run ${runId} is ${existing.state}, not claimed`);
-  }
-  return run;
+    if (options.userId !== undefined && existing.userId !== options.userId)
+      throw new Error(`run ${runId} belongs to another user`);
+    if (existing.state !== "claimed" && existing.state !== "generating")
+      throw new Error(`run ${runId} is ${existing.state}, not claimed`);
+    await tx.delete(messages).where(eq(messages.runId, runId));
+    const [run] = await tx
+      .update(briefingRuns)
+      .set({ state: "generating", updatedAt: at })
+      .where(eq(briefingRuns.id, runId))
+      .returning();
+    if (!run) throw new NotFoundError(`no run ${runId}`);
+    return run;
+  });
 }
 
 export interface RunResult {

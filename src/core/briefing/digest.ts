@@ -10,10 +10,11 @@ export const MODEL_UNAVAILABLE_NOTE =
 
 export function buildDigest(
   receipts: readonly Receipt[],
-  options: { heading: string; note?: string },
+  options: { heading: string; note?: string; changes?: string | undefined },
 ): string {
   const sections = readSections(receipts);
   const lines: string[] = [options.heading];
+  if (options.changes) lines.push(options.changes);
   if (sections.events !== undefined) {
     lines.push(
       sections.events.length === 0

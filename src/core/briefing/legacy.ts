@@ -42,12 +42,18 @@ ${user.profile.trim() || "(none)"}`;
 }
 
 /** The data block: every section present, "none" when the tool found nothing, "unavailable" when it failed. */
-export function legacyDataPrompt(receipts: readonly Receipt[], localDate: string): string {
+export function legacyDataPrompt(
+  receipts: readonly Receipt[],
+  localDate: string,
+  /** A check-in's "what changed since the morning", computed by code. */
+  changes?: string,
+): string {
   const sections = readSections(receipts);
   const section = (title: string, lines: string[] | undefined) =>
     `${title}: ${lines === undefined ? "unavailable" : lines.length === 0 ? "none" : `\n${lines.map((line) => `- ${line}`).join("\n")}`}`;
   return [
     `Date: ${localDate}`,
+    ...(changes === undefined ? [] : [`CHANGES SINCE THE MORNING: ${changes}`]),
     `WEATHER: ${sections.weather ?? "unavailable"}`,
     section("TODAY'S EVENTS", sections.events),
     section("DUE TODAY", sections.dueToday),

@@ -13,7 +13,7 @@ import { localDate } from "../local-time.ts";
 import { type ChatMessage, ModelError, type ToolCall, withPreferredModel } from "../model.ts";
 import { briefingToolSet } from "../tools/allowlists.ts";
 import type { ToolContext } from "../tools/define-tool.ts";
-import { dispatchAll } from "../tools/dispatch.ts";
+import { dispatchAll, type ToolOutcome } from "../tools/dispatch.ts";
 import type { ToolSet } from "../tools/registry.ts";
 import { chatOrModelError, runToolLoop, toolMessage } from "../tools/tool-loop.ts";
 import { COVERAGE, DIGEST_EXTRAS, missingCoverage, type RequiredCall } from "./coverage.ts";
@@ -29,7 +29,7 @@ import {
   triggerInstruction,
 } from "./slot-prompts.ts";
 import { statusChecks, statusRow } from "./status-row.ts";
-import { type BriefingDeps, type RunBriefingInput, resolveConfig } from "./types.ts";
+import { type BriefingDeps, type CheckInReceipt, type RunBriefingInput, resolveConfig } from "./types.ts";
 
 export const MAX_BRIEFING_TURNS = 8;
 
@@ -49,6 +49,8 @@ interface Session {
   timer: () => number;
   groundingMs: number;
   runnerCalls: number;
+  /** The check-in's "what changed since the morning" receipt, with the call that stands for it. */
+  checkIn: { call: ToolCall; outcome: ToolOutcome } | undefined;
 }
 
 interface Produced {
@@ -67,7 +69,7 @@ export async function runBriefing(given: BriefingDeps, input: RunBriefingInput):
   const date = localDate(now, user.timeZone);
   const run =
     input.runId !== undefined
-      ? await startClaimedRun(deps.db, input.runId, now)
+      ? await startClaimedRun(deps.db, input.runId, now, { userId: user.id })
       : await createRun(deps.db, { userId: user.id, slot, localDate: date, trigger: input.trigger, at: now });
   if (run.userId !== user.id) throw new Error(`run ${run.id} belongs to another user`);
 
@@ -84,6 +86,7 @@ export async function runBriefing(given: BriefingDeps, input: RunBriefingInput):
       timer,
       groundingMs: 0,
       runnerCalls: 0,
+      checkIn: undefined,
     };
     const produced = await produce(session);
     const { recorder } = session;
@@ -154,6 +157,7 @@ export async function runBriefing(given: BriefingDeps, input: RunBriefingInput):
 
 async function produce(session: Session): Promise<Produced> {
   const { deps, input } = session;
+  session.checkIn = await checkInReceipt(session);
   let mode: "agentic" | "legacy" = input.user.briefingMode === "legacy" ? "legacy" : "agentic";
   let reason: string | null = mode === "legacy" ? "briefing_mode is legacy" : null;
   if (mode === "agentic") {
@@ -188,10 +192,20 @@ async function produce(session: Session): Promise<Produced> {
 
 async function agentic(session: Session): Promise<Produced> {
   const { deps, input, recorder } = session;
+  const { checkIn } = session;
   const messages: ChatMessage[] = [
-    { role: "system", content: briefingSystemPrompt(input.slot, input.user, deps.clock.now()) },
+    {
+      role: "system",
+      content: briefingSystemPrompt(input.slot, input.user, deps.clock.now(), {
+        changesTool: checkIn?.outcome.name,
+      }),
+    },
     { role: "user", content: triggerInstruction(input.slot) },
   ];
+  if (checkIn) {
+    messages.push({ role: "assistant", content: "", tool_calls: [checkIn.call] });
+    messages.push(toolMessage(checkIn.outcome));
+  }
   const loop = await runToolLoop({
     model: deps.model,
     role: "briefing",
@@ -242,7 +256,10 @@ async function legacy(session: Session): Promise<Produced> {
   await runnerCalls(session, legacyCalls(input.slot));
   const messages: ChatMessage[] = [
     { role: "system", content: legacySystemPrompt(input.slot, input.user, deps.clock.now()) },
-    { role: "user", content: legacyDataPrompt(recorder.receipts, session.date) },
+    {
+      role: "user",
+      content: legacyDataPrompt(recorder.receipts, session.date, changesText(session.checkIn?.outcome)),
+    },
   ];
   const result = await chatOrModelError(deps.model, { role: "briefing", messages });
   recorder.noteModelCall(result);
@@ -310,6 +327,7 @@ async function digest(
   const prose = buildDigest(recorder.receipts, {
     heading: `Your ${slotTitle(input.slot)} for ${day}:`,
     note,
+    changes: changesText(session.checkIn?.outcome),
   });
   return {
     prose,
@@ -332,6 +350,52 @@ async function runnerCalls(
   await session.recorder.recordRunnerCalls(outcomes);
   for (const outcome of outcomes) session.input.onProgress?.(`${outcome.error ? "✗" : "✓"} ${outcome.name}`);
   return { calls, outcomes };
+}
+
+/**
+ * Asks the composition root what changed since the morning and stores the answer as a runner-made call of
+ * the run, before the model speaks. A failure costs the check-in this context, never the check-in itself.
+ */
+async function checkInReceipt(session: Session): Promise<Session["checkIn"]> {
+  const { deps, input, run } = session;
+  if (input.slot === "morning" || !deps.checkInContext) return undefined;
+  const now = deps.clock.now();
+  const startedAt = session.timer();
+  let given: CheckInReceipt | undefined;
+  try {
+    given = await deps.checkInContext(input.user, session.date, now);
+  } catch (error) {
+    deps.logger?.warn(
+      { userId: input.user.id, runId: run.id, error: error instanceof Error ? error.message : String(error) },
+      "could not work out what changed since the morning; the check-in goes ahead without it",
+    );
+    return undefined;
+  }
+  if (!given) return undefined;
+  const outcome: ToolOutcome = {
+    callId: `runner_${run.id}_${++session.runnerCalls}`,
+    name: given.name,
+    arguments: { ...given.arguments },
+    result: given.result,
+    error: false,
+    at: now,
+    durationMs: session.timer() - startedAt,
+  };
+  const [call] = await session.recorder.recordRunnerCalls([outcome]);
+  input.onProgress?.(`✓ ${outcome.name}`);
+  if (!call) return undefined;
+  return { call, outcome };
+}
+
+/** The receipt's own one-line summary when it has one, else its result as JSON. */
+function changesText(outcome: ToolOutcome | undefined): string | undefined {
+  if (!outcome) return undefined;
+  const result = outcome.result;
+  if (typeof result === "object" && result !== null && "summary" in result) {
+    const summary = (result as { summary: unknown }).summary;
+    if (typeof summary === "string" && summary.trim()) return summary.trim();
+  }
+  return JSON.stringify(result ?? null);
 }
 
 function describeCall(call: RequiredCall): string {

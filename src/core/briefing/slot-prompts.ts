@@ -28,9 +28,24 @@ function profileBlock(user: PromptUser): string {
   return `User profile (for tone and preferences):\n${profile || `(none; the user is called ${user.name})`}`;
 }
 
-export function briefingSystemPrompt(slot: SlotName, user: PromptUser, now: Date): string {
+export interface PromptOptions {
+  /** The tool name of the "what changed since the morning" result seeded above the model's first turn. */
+  changesTool?: string | undefined;
+}
+
+export function briefingSystemPrompt(
+  slot: SlotName,
+  user: PromptUser,
+  now: Date,
+  options: PromptOptions = {},
+): string {
+  const { changesTool } = options;
   const body =
-    slot === "morning" ? compilationPrompt() : slot === "evening" ? eveningPrompt() : checkInPrompt(slot);
+    slot === "morning"
+      ? compilationPrompt()
+      : slot === "evening"
+        ? eveningPrompt(changesTool)
+        : checkInPrompt(slot, changesTool);
   return `${body}\n\n${localContext(user, now)}\n\n${profileBlock(user)}`;
 }
 
@@ -47,24 +62,33 @@ ${bullets(GROUNDING_RULES)}
 - Close on one or two concrete, actionable suggestions.`;
 }
 
-function checkInPrompt(slot: SlotName): string {
+function checkInPrompt(slot: SlotName, changesTool: string | undefined): string {
+  const changes = changesTool
+    ? `- The ${changesTool} result above was computed from the user's data: rely on it for what changed since
+  the morning (tasks completed, newly overdue, new or moved events). Say nothing changed only when it
+  shows no change.`
+    : "- If nothing meaningful has changed, say so briefly — don't invent progress.";
   return `You are the user's personal assistant giving a brief ${slot} check-in.
 Use tools to see what's changed since this morning. Focus on progress
 and what's still unaddressed.
 
 Rules:
 ${bullets(GROUNDING_RULES)}
-- If nothing meaningful has changed, say so briefly — don't invent progress.
+${changes}
 - 3–5 sentences, natural prose, no markdown.`;
 }
 
-function eveningPrompt(): string {
+function eveningPrompt(changesTool: string | undefined): string {
+  const changes = changesTool
+    ? `\n- The ${changesTool} result above was computed from the user's data: rely on it for what got done
+  and what changed since the morning.`
+    : "";
   return `You are the user's personal assistant giving a short evening wrap-up.
 Use tools to see what got done today, what is still open, and what tomorrow holds.
 
 Rules:
 ${bullets(GROUNDING_RULES)}
-- If the day was quiet, say so briefly — don't invent progress.
+- If the day was quiet, say so briefly — don't invent progress.${changes}
 - 3–5 sentences, natural prose, no markdown.`;
 }
 

@@ -35,7 +35,26 @@ export interface BriefingDeps {
   config?: Partial<AssistantConfig> | undefined;
   /** Monotonic milliseconds for timings; defaults to `performance.now`. */
   timer?: (() => number) | undefined;
+  /**
+   * What changed since the morning, for check-ins (midday, afternoon, evening); wired by the composition
+   * root to the scheduler's `changesSinceMorning`, which the core must not import. The runner stores it as
+   * a receipt and shows it to the model, so "nothing changed" is read from data. Undefined: nothing to add.
+   */
+  checkInContext?: CheckInContext | undefined;
 }
+
+/** A runner-made tool call: its name and arguments, and the result stored as the receipt. */
+export interface CheckInReceipt {
+  name: string;
+  arguments: Record<string, unknown>;
+  result: unknown;
+}
+
+export type CheckInContext = (
+  user: User,
+  localDate: string,
+  now: Date,
+) => Promise<CheckInReceipt | undefined>;
 
 export interface RunBriefingInput {
   user: User;

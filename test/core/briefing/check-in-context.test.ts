@@ -1,0 +1,252 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { insertMessages, listRunMessages, listRunReceipts } from "../../../db/queries/messages.ts";
+import { getRun } from "../../../db/queries/runs.ts";
+import { completeTask, createTask } from "../../../db/queries/tasks.ts";
+import { briefingRuns, type User } from "../../../db/schema/index.ts";
+import { runBriefing } from "../../../src/core/briefing/run-briefing.ts";
+import type { CheckInContext } from "../../../src/core/briefing/types.ts";
+import {
+  CHANGES_SINCE_MORNING_TOOL,
+  changesSinceMorning,
+} from "../../../src/scheduler/changes-since-morning.ts";
+import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
+import { type OllamaTestServer, refusedUrl } from "../../servers/ollama-server.ts";
+import {
+  call,
+  LONDON,
+  MODEL,
+  MORNING_CALLS,
+  seedWeather,
+  startModelServer,
+  TODAY,
+  testDeps,
+} from "../fixture.ts";
+
+/** 12:30 BST, the default midday slot. */
+const MIDDAY = "2025-06-02T11:30:00Z";
+const MIDDAY_CALLS = [call("list_tasks", { filter: "due_today" }), call("list_events", { range: "today" })];
+
+let server: OllamaTestServer;
+beforeAll(async () => {
+  server = await startModelServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describeEachDatabase("check-ins know the morning", (getDb) => {
+  /** The hook as the composition root wires it, counting its calls. */
+  function wiredHook(): { hook: CheckInContext; calls: Array<{ userId: number; date: string; now: Date }> } {
+    const calls: Array<{ userId: number; date: string; now: Date }> = [];
+    const hook: CheckInContext = async (user, date, now) => {
+      calls.push({ userId: user.id, date, now });
+      return {
+        name: CHANGES_SINCE_MORNING_TOOL,
+        arguments: { local_date: date },
+        result: await changesSinceMorning(getDb(), user.id, date, now),
+      };
+    };
+    return { hook, calls };
+  }
+
+  /** A user whose morning briefing saw "Renew passport" open; it is completed at 09:00. */
+  async function morningThenCompleted(): Promise<{ user: User; morningRunId: number }> {
+    const db = getDb();
+    const user = await createTestUser(db, LONDON);
+    const task = await createTask(db, {
+      userId: user.id,
+      title: "Renew passport",
+      dueDate: TODAY,
+      dueTime: "14:30",
+    });
+    await seedWeather(db);
+    const { deps } = testDeps(db, server.url);
+    server.script(MODEL, [
+      { toolCalls: MORNING_CALLS },
+      { content: "Renew passport is due today at 14:30. Nothing on your calendar today." },
+    ]);
+    const morning = await runBriefing(deps, { user, slot: "morning", trigger: "manual" });
+    expect(morning.mode).toBe("agentic");
+    await completeTask(db, user.id, task.id, new Date("2025-06-02T08:00:00Z"));
+    return { user, morningRunId: morning.runId };
+  }
+
+  it("hands a midday check-in what changed since the morning as a stored receipt the model reads first", async () => {
+    const db = getDb();
+    const { user, morningRunId } = await morningThenCompleted();
+    const { deps, clock } = testDeps(db, server.url);
+    clock.set(MIDDAY);
+    const { hook, calls } = wiredHook();
+    const before = server.chatRequests(MODEL).length;
+    server.script(MODEL, [
+      { toolCalls: MIDDAY_CALLS },
+      { content: "You have completed Renew passport since this morning. Nothing on your calendar today." },
+    ]);
+
+    const outcome = await runBriefing(
+      { ...deps, checkInContext: hook },
+      { user, slot: "midday", trigger: "manual" },
+    );
+
+    expect(calls).toEqual([{ userId: user.id, date: TODAY, now: new Date(MIDDAY) }]);
+    // The model's very first request already carries the receipt, and the prompt says to rely on it.
+    const first = server.chatRequests(MODEL)[before];
+    expect(first?.messages.map((message) => message.role)).toEqual(["system", "user", "assistant", "tool"]);
+    expect(String(first?.messages[0]?.content)).toContain(
+      `The ${CHANGES_SINCE_MORNING_TOOL} result above was computed from the user's data`,
+    );
+    expect(first?.messages[2]?.tool_calls).toEqual([
+      expect.objectContaining({ function: expect.objectContaining({ name: CHANGES_SINCE_MORNING_TOOL }) }),
+    ]);
+    const seeded = first?.messages[3];
+    expect(seeded?.tool_name).toBe(CHANGES_SINCE_MORNING_TOOL);
+    expect(String(seeded?.content)).toContain('"tasksCompleted":[{');
+    expect(String(seeded?.content)).toContain('"title":"Renew passport"');
+    expect(String(seeded?.content)).toContain(`"morningRunId":${morningRunId}`);
+
+    // Stored as a runner-made receipt of the run, before the model's own calls.
+    const receipts = await listRunReceipts(db, outcome.runId);
+    expect(receipts.map((receipt) => receipt.toolName)).toEqual([
+      CHANGES_SINCE_MORNING_TOOL,
+      "list_tasks",
+      "list_events",
+    ]);
+    expect(receipts[0]?.arguments).toEqual({ local_date: TODAY });
+    expect(receipts[0]?.at.toISOString()).toBe(new Date(MIDDAY).toISOString());
+    expect(receipts[0]?.result).toMatchObject({
+      nothingChanged: false,
+      tasksCompleted: [{ title: "Renew passport", completedAt: "09:00" }],
+    });
+    const stored = await listRunMessages(db, outcome.runId);
+    expect(stored[0]).toMatchObject({ role: "assistant", metadata: { kind: "tool_calls", by: "runner" } });
+    expect(stored[1]).toMatchObject({ role: "tool", toolName: CHANGES_SINCE_MORNING_TOOL });
+    expect(stored[1]?.toolCallId).toBe(stored[0]?.toolCalls?.[0]?.id);
+
+    // The completed task is named only by the changes receipt, and grounding accepts it.
+    expect(outcome.prose).toContain("Renew passport");
+    expect(outcome.grounding).toMatchObject({ unbacked: [], action: "none" });
+    expect(outcome.receipts[0]?.toolName).toBe(CHANGES_SINCE_MORNING_TOOL);
+    expect(await getRun(db, outcome.runId)).toMatchObject({ state: "generated", toolCalls: 3 });
+  });
+
+  it("does not ask for changes in a morning briefing", async () => {
+    const db = getDb();
+    const user = await createTestUser(db, LONDON);
+    const { deps } = testDeps(db, server.url);
+    const { hook, calls } = wiredHook();
+    server.script(MODEL, [{ toolCalls: MORNING_CALLS }, { content: "Nothing on your calendar today." }]);
+    const outcome = await runBriefing(
+      { ...deps, checkInContext: hook },
+      { user, slot: "morning", trigger: "manual" },
+    );
+    expect(calls).toEqual([]);
+    expect(outcome.receipts.map((receipt) => receipt.toolName)).not.toContain(CHANGES_SINCE_MORNING_TOOL);
+    expect(String(server.chatRequests(MODEL).at(-1)?.messages[0]?.content)).not.toContain(
+      CHANGES_SINCE_MORNING_TOOL,
+    );
+  });
+
+  it("goes ahead without the changes when the hook fails, with a warning", async () => {
+    const db = getDb();
+    const user = await createTestUser(db, LONDON);
+    const { deps, clock, logger } = testDeps(db, server.url);
+    clock.set(MIDDAY);
+    const before = server.chatRequests(MODEL).length;
+    server.script(MODEL, [{ toolCalls: MIDDAY_CALLS }, { content: "Nothing on your calendar today." }]);
+    const outcome = await runBriefing(
+      {
+        ...deps,
+        checkInContext: async () => {
+          throw new Error("database hiccup");
+        },
+      },
+      { user, slot: "afternoon", trigger: "manual" },
+    );
+    expect(logger.warnings).toEqual([
+      {
+        details: expect.objectContaining({ userId: user.id, error: "database hiccup" }),
+        message: "could not work out what changed since the morning; the check-in goes ahead without it",
+      },
+    ]);
+    expect(outcome.mode).toBe("agentic");
+    expect(outcome.receipts.map((receipt) => receipt.toolName)).toEqual(["list_tasks", "list_events"]);
+    const first = server.chatRequests(MODEL)[before];
+    expect(first?.messages.map((message) => message.role)).toEqual(["system", "user"]);
+    expect(String(first?.messages[0]?.content)).toContain(
+      "If nothing meaningful has changed, say so briefly",
+    );
+  });
+
+  it("leads a check-in digest with what changed when the model is down", async () => {
+    const db = getDb();
+    const { user } = await morningThenCompleted();
+    const { deps, clock } = testDeps(db, await refusedUrl());
+    clock.set(MIDDAY);
+    const outcome = await runBriefing(
+      { ...deps, checkInContext: wiredHook().hook },
+      { user, slot: "midday", trigger: "manual" },
+    );
+    expect(outcome.mode).toBe("digest");
+    expect(outcome.prose.split("\n")[1]).toBe("Since the morning briefing (07:00): 1 task completed.");
+  });
+
+  it.each(["claimed", "generating"] as const)(
+    "drops an interrupted attempt's messages when a %s run is retaken",
+    async (state) => {
+      const db = getDb();
+      const user = await createTestUser(db, LONDON);
+      const [run] = await db
+        .insert(briefingRuns)
+        .values({ userId: user.id, slot: "midday", localDate: TODAY, trigger: "schedule", state })
+        .returning();
+      if (!run) throw new Error("no run");
+      // What the first attempt stored before its process died.
+      await insertMessages(db, [
+        {
+          userId: user.id,
+          runId: run.id,
+          role: "assistant",
+          content: "",
+          toolCalls: [
+            { id: "call_old", function: { name: "list_tasks", arguments: { filter: "due_today" } } },
+          ],
+          metadata: { kind: "tool_calls", by: "model" },
+          createdAt: new Date("2025-06-02T11:30:00Z"),
+        },
+        {
+          userId: user.id,
+          runId: run.id,
+          role: "tool",
+          content: '{"count":0,"tasks":[]}',
+          toolName: "list_tasks",
+          toolCallId: "call_old",
+          metadata: { kind: "receipt", by: "model", arguments: { filter: "due_today" }, error: false },
+          createdAt: new Date("2025-06-02T11:30:00Z"),
+        },
+      ]);
+      const { deps, clock } = testDeps(db, server.url);
+      clock.set("2025-06-02T11:55:00Z");
+
+      // Another user's attempt on the run is refused and removes nothing.
+      const intruder = await createTestUser(db, LONDON);
+      await expect(
+        runBriefing(deps, { user: intruder, slot: "midday", runId: run.id, trigger: "schedule" }),
+      ).rejects.toThrow(/belongs to another user/);
+      expect(await listRunMessages(db, run.id)).toHaveLength(2);
+
+      server.script(MODEL, [{ toolCalls: MIDDAY_CALLS }, { content: "Nothing on your calendar today." }]);
+      const outcome = await runBriefing(deps, { user, slot: "midday", runId: run.id, trigger: "schedule" });
+
+      const receipts = await listRunReceipts(db, run.id);
+      expect(receipts.map((receipt) => [receipt.toolName, receipt.arguments])).toEqual([
+        ["list_tasks", { filter: "due_today" }],
+        ["list_events", { range: "today" }],
+      ]);
+      expect(receipts.every((receipt) => receipt.at.toISOString() === "2025-06-02T11:55:00.000Z")).toBe(true);
+      const stored = await listRunMessages(db, run.id);
+      expect(stored.some((message) => message.toolCallId === "call_old")).toBe(false);
+      expect(outcome.receipts).toHaveLength(2);
+      expect(await getRun(db, run.id)).toMatchObject({ state: "generated", toolCalls: 2 });
+    },
+  );
+});
