@@ -2,11 +2,15 @@
  * `briefbot brief --user U --slot morning`: runs one briefing now through the same runner the scheduler
  * uses, then prints the prose, the status row, the grounding verdict and timings (`--json` for scripts).
  */
+import { deliveriesOfRun } from "../../../db/queries/deliveries.ts";
 import { getRun } from "../../../db/queries/runs.ts";
 import { requireUserByName } from "../../../db/queries/users.ts";
+import type { Delivery } from "../../../db/schema/index.ts";
+import { createOutbox, createPlatforms } from "../../app.ts";
 import { buildAssistantDeps } from "../../assistant-deps.ts";
-import type { BriefingOutcome } from "../../core/assistant.ts";
+import type { Assistant, BriefingOutcome } from "../../core/assistant.ts";
 import { type AssistantDeps, createAssistant } from "../../core/assistant-service.ts";
+import { createLogger } from "../../logger.ts";
 import type { CliContext, RegisterCommands } from "../context.ts";
 import { withContext } from "../context.ts";
 import { parseSlotName } from "../parse.ts";
@@ -14,6 +18,7 @@ import { parseSlotName } from "../parse.ts";
 interface BriefOptions {
   user: string;
   slot?: string;
+  deliver?: boolean;
   json?: boolean;
 }
 
@@ -23,6 +28,7 @@ export const registerBriefCommands: RegisterCommands = (program, context) => {
     .description("run one briefing now and print it with its status row, grounding verdict and timings")
     .requiredOption("--user <name>", "whose briefing")
     .option("--slot <slot>", "morning, midday, afternoon or evening (default: from the user's local time)")
+    .option("--deliver", "also post it to the user's linked Telegram / Slack, through the delivery outbox")
     .option("--json", "machine-readable output")
     .action((options: BriefOptions) =>
       withContext(context, async (ctx) => {
@@ -33,6 +39,7 @@ export const registerBriefCommands: RegisterCommands = (program, context) => {
           ...(slot ? { slot } : {}),
           ...(options.json ? {} : { onProgress: (text: string) => ctx.out.progress(text) }),
         });
+        const deliveries = options.deliver ? await deliverNow(ctx, assistant, outcome.runId) : undefined;
         const run = await getRun(ctx.db, outcome.runId);
         if (options.json) {
           return ctx.out.json({
@@ -46,6 +53,7 @@ export const registerBriefCommands: RegisterCommands = (program, context) => {
                   toolCalls: run.toolCalls,
                 }
               : null,
+            ...(deliveries ? { deliveries } : {}),
           });
         }
         ctx.out.line(outcome.prose);
@@ -56,6 +64,7 @@ export const registerBriefCommands: RegisterCommands = (program, context) => {
           `run ${outcome.runId} · ${outcome.mode}${run?.model ? ` · ${run.model} on ${run.endpoint}` : ""} · ${run?.turns ?? 0} model turns · ${run?.toolCalls ?? 0} tool calls`,
         );
         ctx.out.line(timingLine(outcome.timings));
+        if (deliveries) for (const delivery of deliveries) ctx.out.line(deliveryLine(delivery));
       }),
     );
 };
@@ -67,6 +76,31 @@ export function assistantDeps(ctx: CliContext): AssistantDeps {
       ctx.out.progress(`warning: ${message} ${JSON.stringify(details)}`),
   };
   return buildAssistantDeps({ db: ctx.db, config: ctx.config, clock: ctx.clock, fetch: ctx.fetch, logger });
+}
+
+/** Sends the run through the same outbox the scheduler uses, and waits for the outcome. */
+async function deliverNow(ctx: CliContext, assistant: Assistant, runId: number): Promise<Delivery[]> {
+  const appDeps = {
+    ...ctx,
+    logger: createLogger(ctx.config.logLevel === "info" ? "warn" : ctx.config.logLevel),
+  };
+  const platforms = await createPlatforms(appDeps, assistant);
+  try {
+    const outbox = createOutbox(appDeps, platforms.senders);
+    await outbox.enqueueRun(runId);
+    await outbox.drain();
+  } finally {
+    await platforms.stop();
+  }
+  return deliveriesOfRun(ctx.db, runId);
+}
+
+function deliveryLine(delivery: Delivery): string {
+  if (delivery.platform === "cli")
+    return "not delivered: no Telegram or Slack account is linked to this user";
+  if (delivery.state === "sent")
+    return `delivered to ${delivery.platform} ${delivery.target} (message ${delivery.platformMessageId})`;
+  return `${delivery.platform} ${delivery.target}: ${delivery.state}${delivery.lastError ? ` — ${delivery.lastError}` : ""}`;
 }
 
 export function groundingLine(outcome: Pick<BriefingOutcome, "grounding">): string {
