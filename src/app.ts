@@ -7,6 +7,7 @@ import { createTelegramBot, type TelegramBot } from "../bots/telegram/index.ts";
 import { expirePendingActions } from "../db/queries/pending-actions.ts";
 import { rollUpOldRuns } from "../db/queries/retention.ts";
 import { buildAssistantDeps } from "./assistant-deps.ts";
+import { inspectModelRoutes } from "./cli/commands/models.ts";
 import type { CliContext } from "./cli/context.ts";
 import type { PlatformSender } from "./core/assistant.ts";
 import { createAssistant } from "./core/assistant-service.ts";
@@ -207,7 +208,7 @@ export async function startApp(deps: AppDeps): Promise<RunningApp> {
     `  http       http://0.0.0.0:${port} (/healthz, /metrics${Object.keys(routes)
       .map((path) => `, ${path}`)
       .join("")})`,
-    ...describeModels(config),
+    ...(await describeModels(config, deps.fetch)),
     `  telegram   ${
       config.telegram
         ? `on (${config.telegram.webhookUrl ? `webhook ${config.telegram.webhookUrl}` : "long polling"})`
@@ -235,12 +236,22 @@ export async function startApp(deps: AppDeps): Promise<RunningApp> {
   };
 }
 
-function describeModels(config: AppDeps["config"]): string[] {
-  const endpoints = new Map(config.models.endpoints.map((endpoint) => [endpoint.name, endpoint.url]));
-  return Object.values(config.models.routes).map(
-    (route) =>
-      `  ${route.role.padEnd(11)}${route.model} on ${route.endpoint} (${endpoints.get(route.endpoint) ?? "?"})${
-        route.fallback ? `, fallback ${route.fallback}` : ""
-      }`,
-  );
+/** One line per route, with what a probe of its endpoint found, so a dead Ollama is visible at start. */
+async function describeModels(config: AppDeps["config"], fetch: typeof globalThis.fetch): Promise<string[]> {
+  const inspection = await inspectModelRoutes({ routes: config.models, fetch, probeTimeoutMs: 3000 });
+  const endpoints = new Map(inspection.endpoints.map((endpoint) => [endpoint.name, endpoint]));
+  return inspection.routes.map((route, index) => {
+    const endpoint = endpoints.get(route.endpoint);
+    const reach = !endpoint
+      ? "?"
+      : endpoint.reachable
+        ? route.agentic.ok
+          ? "ready"
+          : `legacy mode: ${route.agentic.reason ?? "cannot run agentic briefings"}`
+        : "UNREACHABLE: briefings fall back to a plain digest of the receipts until it answers";
+    const label = index === 0 ? "  models     " : "             ";
+    return `${label}${route.role.padEnd(12)}${route.model} on ${route.endpoint} (${endpoint?.url ?? "?"})${
+      route.fallback ? `, fallback ${route.fallback}` : ""
+    } — ${reach}`;
+  });
 }
