@@ -8,15 +8,14 @@
  */
 import { openDatabase } from "../db/client.ts";
 import { getRun } from "../db/queries/runs.ts";
-import { createTask } from "../db/queries/tasks.ts";
 import { createUser } from "../db/queries/users.ts";
-import { saveCachedForecast } from "../db/queries/weather.ts";
 import { resolveModelRoutes } from "../src/config/model-routes.ts";
 import type { BriefingOutcome } from "../src/core/assistant.ts";
 import { runBriefing } from "../src/core/briefing/run-briefing.ts";
 import { fixedClock } from "../src/core/clock.ts";
 import { createModelClient } from "../src/models/index.ts";
 import { createDefaultToolRegistry } from "../src/tools/index.ts";
+import { LONDON, START, seedTasks, seedWeather } from "../test/core/fixture.ts";
 import {
   type ReplyFunction,
   type ScriptedToolCall,
@@ -65,25 +64,11 @@ export async function runBriefingBench(): Promise<BenchSection> {
   try {
     await database.migrate();
     const db = database.db;
-    const clock = fixedClock("2025-06-02T06:00:00Z");
-    const place = { timeZone: "Europe/London", locationName: "London", latitude: 51.51, longitude: -0.13 };
-    const agentic = await createUser(db, { name: "bench-agentic", ...place });
-    const legacy = await createUser(db, { name: "bench-legacy", ...place, briefingMode: "legacy" });
-    for (const user of [agentic, legacy]) {
-      await createTask(db, { userId: user.id, title: "Renew passport", dueDate: "2025-06-02" });
-      await createTask(db, { userId: user.id, title: "File expenses", dueDate: "2025-05-30" });
-    }
-    await saveCachedForecast(
-      db,
-      51.51,
-      -0.13,
-      {
-        latitude: 51.51,
-        longitude: -0.13,
-        daily: { time: ["2025-06-02"], temperature_2m_max: [16], temperature_2m_min: [8], weather_code: [2] },
-      },
-      new Date("2025-06-02T05:30:00Z"),
-    );
+    const clock = fixedClock(START);
+    const agentic = await createUser(db, { name: "bench-agentic", ...LONDON });
+    const legacy = await createUser(db, { name: "bench-legacy", ...LONDON, briefingMode: "legacy" });
+    for (const user of [agentic, legacy]) await seedTasks(db, user);
+    await seedWeather(db);
     const tools = createDefaultToolRegistry();
     const depsFor = (model: string) => ({
       db,

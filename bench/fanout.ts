@@ -24,6 +24,7 @@ import { createDeliveryWorker } from "../src/delivery/worker.ts";
 import { createModelClient } from "../src/models/index.ts";
 import { type BriefingGenerator, createScheduler } from "../src/scheduler/scheduler.ts";
 import { createDefaultToolRegistry } from "../src/tools/index.ts";
+import { telegramConfigFor } from "../test/bots/telegram/harness.ts";
 import { type OllamaTestServer, startOllamaServer } from "../test/servers/ollama-server.ts";
 import { startTelegramServer } from "../test/servers/telegram-server.ts";
 import type { BenchSection } from "./types.ts";
@@ -110,12 +111,7 @@ export async function runFanoutBench(options: FanoutOptions = {}): Promise<Bench
     };
 
     const bot = createTelegramBot({
-      config: {
-        token: telegram.token,
-        apiRoot: telegram.url,
-        webhookUrl: undefined,
-        webhookSecret: undefined,
-      },
+      config: telegramConfigFor(telegram),
       db,
       assistant: createAssistant({
         db,

@@ -4,8 +4,8 @@
  * Bot messages (ours or anyone's) are never answered, so two bots can't talk each other into a loop.
  */
 import type { App, webApi } from "@slack/bolt";
-import { findLinkedUser, refusalText, rememberDmChannel } from "./access.ts";
-import { answer } from "./conversation.ts";
+import { findLinkedUser, type LinkedUser, refusalText, rememberDmChannel } from "./access.ts";
+import { answer, type IncomingText } from "./conversation.ts";
 import type { SlackHandlerDeps } from "./handler-deps.ts";
 import { briefingThreadKey, directMessageKey, runOfThread } from "./threads.ts";
 
@@ -50,25 +50,11 @@ export function registerMessages(app: App, deps: SlackHandlerDeps): void {
       ts: event.ts,
       threadTs: event.thread_ts ?? event.ts,
     };
-    const linked = await findLinkedUser(deps.db, message.user);
-    if (!linked) {
-      await client.chat.postEphemeral({
-        channel: message.channel,
-        user: message.user,
-        text: refusalText(message.user),
-        ...(event.thread_ts ? { thread_ts: event.thread_ts } : {}),
-      });
-      return;
-    }
+    const linked = await linkedOrRefused(deps, client, message, event.thread_ts);
+    if (!linked) return;
     const threadTs = message.threadTs ?? message.ts;
     const runId = await runOfThread(deps.db, linked.user.id, message.channel, threadTs);
-    await answer(deps, client, {
-      linked,
-      channel: message.channel,
-      threadTs,
-      thread: { platform: "slack", threadKey: briefingThreadKey(message.channel, threadTs), runId },
-      text: message.text,
-    });
+    await answer(deps, client, inBriefingThread(linked, message, threadTs, runId));
   });
 }
 
@@ -77,25 +63,12 @@ async function handleDirectMessage(
   client: webApi.WebClient,
   message: UserMessage,
 ): Promise<void> {
-  const linked = await findLinkedUser(deps.db, message.user);
-  if (!linked) {
-    await client.chat.postEphemeral({
-      channel: message.channel,
-      user: message.user,
-      text: refusalText(message.user),
-    });
-    return;
-  }
+  const linked = await linkedOrRefused(deps, client, message, undefined);
+  if (!linked) return;
   await rememberDmChannel(deps.db, linked, message.channel);
   if (message.threadTs) {
     const runId = await runOfThread(deps.db, linked.user.id, message.channel, message.threadTs);
-    await answer(deps, client, {
-      linked,
-      channel: message.channel,
-      threadTs: message.threadTs,
-      thread: { platform: "slack", threadKey: briefingThreadKey(message.channel, message.threadTs), runId },
-      text: message.text,
-    });
+    await answer(deps, client, inBriefingThread(linked, message, message.threadTs, runId));
     return;
   }
   await answer(deps, client, {
@@ -118,11 +91,40 @@ async function handleChannelThreadReply(
   if (!linked) return;
   const runId = await runOfThread(deps.db, linked.user.id, message.channel, message.threadTs);
   if (runId === undefined) return;
-  await answer(deps, client, {
+  await answer(deps, client, inBriefingThread(linked, message, message.threadTs, runId));
+}
+
+/** The linked person, or undefined once an unlinked one has been told, privately, how to link. */
+async function linkedOrRefused(
+  deps: SlackHandlerDeps,
+  client: webApi.WebClient,
+  message: UserMessage,
+  threadTs: string | undefined,
+): Promise<LinkedUser | undefined> {
+  const linked = await findLinkedUser(deps.db, message.user);
+  if (!linked) {
+    await client.chat.postEphemeral({
+      channel: message.channel,
+      user: message.user,
+      text: refusalText(message.user),
+      ...(threadTs ? { thread_ts: threadTs } : {}),
+    });
+  }
+  return linked;
+}
+
+/** A reply in a thread that may hold a briefing (`runId` when it is this person's). */
+function inBriefingThread(
+  linked: LinkedUser,
+  message: UserMessage,
+  threadTs: string,
+  runId: number | undefined,
+): IncomingText {
+  return {
     linked,
     channel: message.channel,
-    threadTs: message.threadTs,
-    thread: { platform: "slack", threadKey: briefingThreadKey(message.channel, message.threadTs), runId },
+    threadTs,
+    thread: { platform: "slack", threadKey: briefingThreadKey(message.channel, threadTs), runId },
     text: message.text,
-  });
+  };
 }

@@ -53,26 +53,6 @@ export async function sendPiece(
   }
 }
 
-/** Sends pieces in order; the keyboard goes on the last one. Returns the message ids. */
-export async function sendPieces(
-  api: Api,
-  chatId: number | string,
-  pieces: Piece[],
-  options: SendOptions = {},
-): Promise<number[]> {
-  const ids: number[] = [];
-  for (const [index, piece] of pieces.entries()) {
-    const last = index === pieces.length - 1;
-    ids.push(
-      await sendPiece(api, chatId, piece, {
-        replyTo: options.replyTo,
-        keyboard: last ? options.keyboard : undefined,
-      }),
-    );
-  }
-  return ids;
-}
-
 /** Replaces a message's text (HTML, falling back to plain); false when the message can no longer be edited. */
 export async function editPiece(
   api: Api,

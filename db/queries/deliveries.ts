@@ -162,11 +162,6 @@ export async function deliveriesOfRun(db: Database, runId: number): Promise<Deli
   return db.select().from(deliveries).where(eq(deliveries.runId, runId)).orderBy(deliveries.id);
 }
 
-export async function getDelivery(db: Database, id: number): Promise<Delivery | undefined> {
-  const [row] = await db.select().from(deliveries).where(eq(deliveries.id, id)).limit(1);
-  return row;
-}
-
 /** Runs that still have deliveries in flight or waiting (for settling runs after a restart). */
 export async function runIdsWithOpenDeliveries(db: Database): Promise<number[]> {
   const rows = await db

@@ -70,14 +70,6 @@ export async function listFeeds(db: Database, filter: { userId?: number } = {}):
     .orderBy(asc(users.name), asc(feeds.id));
 }
 
-export async function removeFeed(db: Database, userId: number, feedId: number): Promise<boolean> {
-  const removed = await db
-    .delete(feeds)
-    .where(and(eq(feeds.id, feedId), eq(feeds.userId, userId)))
-    .returning({ id: feeds.id });
-  return removed.length > 0;
-}
-
 export interface FeedItemInput {
   guid: string;
   title: string;

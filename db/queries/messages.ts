@@ -46,11 +46,6 @@ export async function listRunReceipts(db: Database, runId: number): Promise<Rece
   return rows.map(receiptFromMessage);
 }
 
-export async function deleteRunMessages(db: Database, runIds: number[]): Promise<void> {
-  if (runIds.length === 0) return;
-  await db.delete(messages).where(inArray(messages.runId, runIds));
-}
-
 export function receiptFromMessage(message: StoredMessage): Receipt {
   const metadata: MessageMetadata = message.metadata ?? {};
   return {

@@ -33,15 +33,6 @@ export async function searchProjects(
     .limit(limit);
 }
 
-export async function getProject(db: Database, userId: number, id: number): Promise<Project | undefined> {
-  const [project] = await db
-    .select()
-    .from(projects)
-    .where(and(eq(projects.userId, userId), eq(projects.id, id)))
-    .limit(1);
-  return project;
-}
-
 export async function findProjectByName(
   db: Database,
   userId: number,

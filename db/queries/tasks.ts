@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, isNotNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, isNotNull, lt, sql } from "drizzle-orm";
 import { addDays, localDate, localTime, startOfLocalDay } from "../../src/core/local-time.ts";
 import type { Database } from "../client.ts";
 import { type NewTask, type Task, type TaskPriority, tasks } from "../schema/index.ts";
@@ -145,19 +145,4 @@ export async function deleteTask(db: Database, userId: number, id: number): Prom
     .returning();
   if (!task) throw new NotFoundError(`no task ${id}`);
   return task;
-}
-
-/** Open tasks whose title contains the text, for "complete the passport task". */
-export async function findTasks(db: Database, userId: number, text: string, limit = 10): Promise<Task[]> {
-  return db
-    .select()
-    .from(tasks)
-    .where(
-      and(
-        eq(tasks.userId, userId),
-        or(sql`${tasks.title} ilike ${`%${text}%`}`, sql`${tasks.notes} ilike ${`%${text}%`}`),
-      ),
-    )
-    .orderBy(asc(tasks.id))
-    .limit(limit);
 }

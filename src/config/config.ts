@@ -6,6 +6,8 @@
 import { extname } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { DEFAULT_OPEN_METEO_GEOCODING_URL } from "../sources/weather/geocoding.ts";
+import { DEFAULT_OPEN_METEO_URL } from "../sources/weather/open-meteo-forecast.ts";
 import {
   modelRoutesFields,
   normalizeOllamaUrl,
@@ -216,8 +218,8 @@ export function loadConfig(env: Environment, readFile: (path: string) => string)
           }
         : undefined,
     openMeteo: {
-      forecastUrl: vars.OPEN_METEO_URL ?? "https://api.open-meteo.com",
-      geocodingUrl: vars.OPEN_METEO_GEOCODING_URL ?? "https://geocoding-api.open-meteo.com",
+      forecastUrl: vars.OPEN_METEO_URL ?? DEFAULT_OPEN_METEO_URL,
+      geocodingUrl: vars.OPEN_METEO_GEOCODING_URL ?? DEFAULT_OPEN_METEO_GEOCODING_URL,
     },
     port: vars.PORT ?? 3000,
     sync: {

@@ -59,7 +59,7 @@ export async function inspectModels(deps: InspectDeps): Promise<ModelsInspection
       const [capabilities, agentic] = await Promise.all([
         deps.capabilities(route.endpoint, route.model).then(
           (value) => ({ value, error: null }),
-          (error: unknown) => ({ value: null, error: errorText(error) }),
+          (error: unknown) => ({ value: null, error: ollamaErrorText(error) }),
         ),
         deps.canRunAgentic(route.role),
       ]);
@@ -107,11 +107,12 @@ async function inspectEndpoint(deps: InspectDeps, endpoint: ResolvedEndpoint): P
       }),
     };
   } catch (error) {
-    return { ...base, reachable: false, version: null, error: errorText(error), loaded: [] };
+    return { ...base, reachable: false, version: null, error: ollamaErrorText(error), loaded: [] };
   }
 }
 
-function errorText(error: unknown): string {
+/** An Ollama client error as one line: HTTP status when the server answered, else the network cause. */
+export function ollamaErrorText(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const status = (error as Error & { status_code?: unknown }).status_code;
   if (typeof status === "number") return `${status} ${error.message}`;

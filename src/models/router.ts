@@ -11,7 +11,7 @@ import {
 import { abortableSleep, backoffDelay, DEFAULT_RETRY, type RetryPolicy, type Sleep } from "./backoff.ts";
 import { agenticProblem, capabilitiesFromShow, type ModelCapabilities } from "./capabilities.ts";
 import { EndpointQueue, type EndpointQueueStats } from "./endpoint-queue.ts";
-import { inspectModels, type ModelsInspection } from "./inspect.ts";
+import { inspectModels, type ModelsInspection, ollamaErrorText } from "./inspect.ts";
 import { AttemptError, type AttemptFailure, type StreamChatOutcome, streamChat } from "./ollama-stream.ts";
 import { estimatePromptTokens, looksTruncated } from "./prompt-size.ts";
 import { recoverToolCalls } from "./tool-call-recovery.ts";
@@ -241,12 +241,12 @@ export function createModelClient(options: ModelClientOptions): ModelRouter {
           if (status === 404) {
             return {
               ok: false,
-              reason: `${model} is not available on ${endpoint} (${errorText(error)})`,
+              reason: `${model} is not available on ${endpoint} (${ollamaErrorText(error)})`,
               model,
               endpoint,
             };
           }
-          reasons.push(`${endpoint} unreachable (${errorText(error)})`);
+          reasons.push(`${endpoint} unreachable (${ollamaErrorText(error)})`);
         }
       }
       return { ok: false, reason: reasons.join("; "), model, endpoint: route.endpoint };
@@ -355,11 +355,4 @@ function toChatResult(
 function statusOf(error: unknown): number | undefined {
   const status = (error as { status_code?: unknown } | null)?.status_code;
   return typeof status === "number" ? status : undefined;
-}
-
-function errorText(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const status = statusOf(error);
-  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
-  return status === undefined ? `${error.message}${cause}` : `${status} ${error.message}`;
 }

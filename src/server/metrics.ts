@@ -61,18 +61,28 @@ export function createMetrics(sources: MetricsSources): BriefbotMetrics {
     registers,
   });
 
+  /** A metric recomputed from database rows at every scrape; a failed read leaves it untouched. */
+  const readAtScrape = <Metric extends { reset(): void }, Row>(
+    source: string,
+    read: (db: Database) => Promise<Row[]>,
+    record: (metric: Metric, rows: Row[]) => void,
+  ) =>
+    async function (this: Metric) {
+      await guard(source, async () => {
+        const rows = await read(db);
+        this.reset();
+        record(this, rows);
+      });
+    };
+
   new Gauge({
     name: "briefbot_runs",
     help: "Briefing runs in the database by state and trigger.",
     labelNames: ["state", "trigger"],
     registers,
-    async collect() {
-      await guard("runs", async () => {
-        const rows = await countRunsByState(db);
-        this.reset();
-        for (const row of rows) this.set({ state: row.state, trigger: row.trigger }, row.count);
-      });
-    },
+    collect: readAtScrape("runs", countRunsByState, (gauge: Gauge, rows) => {
+      for (const row of rows) gauge.set({ state: row.state, trigger: row.trigger }, row.count);
+    }),
   });
 
   new Gauge({
@@ -80,13 +90,9 @@ export function createMetrics(sources: MetricsSources): BriefbotMetrics {
     help: "Outbox rows by platform and state.",
     labelNames: ["platform", "state"],
     registers,
-    async collect() {
-      await guard("deliveries", async () => {
-        const rows = await countDeliveriesByState(db);
-        this.reset();
-        for (const row of rows) this.set({ platform: row.platform, state: row.state }, row.count);
-      });
-    },
+    collect: readAtScrape("deliveries", countDeliveriesByState, (gauge: Gauge, rows) => {
+      for (const row of rows) gauge.set({ platform: row.platform, state: row.state }, row.count);
+    }),
   });
 
   new Counter({
@@ -94,13 +100,9 @@ export function createMetrics(sources: MetricsSources): BriefbotMetrics {
     help: "Tool calls stored as receipts, by tool (retention may lower it, which Prometheus reads as a reset).",
     labelNames: ["tool"],
     registers,
-    async collect() {
-      await guard("tool_calls", async () => {
-        const rows = await countToolCallsByTool(db);
-        this.reset();
-        for (const row of rows) this.inc({ tool: row.tool }, row.count);
-      });
-    },
+    collect: readAtScrape("tool_calls", countToolCallsByTool, (counter: Counter, rows) => {
+      for (const row of rows) counter.inc({ tool: row.tool }, row.count);
+    }),
   });
 
   // prom-client collects in registration order, so each metric reads its own source.
@@ -109,84 +111,70 @@ export function createMetrics(sources: MetricsSources): BriefbotMetrics {
     help: "Briefings checked against their receipts, by the action the check took.",
     labelNames: ["action"],
     registers,
-    async collect() {
-      await guard("grounding", async () => {
-        const rows = await groundingTotals(db);
-        this.reset();
-        for (const row of rows) this.inc({ action: row.action }, row.runs);
-      });
-    },
+    collect: readAtScrape("grounding", groundingTotals, (counter: Counter, rows) => {
+      for (const row of rows) counter.inc({ action: row.action }, row.runs);
+    }),
   });
   new Counter({
     name: "briefbot_grounding_corrections_total",
     help: "Corrections the grounding check made (rewrites and removed sentences).",
     registers,
-    async collect() {
-      await guard("grounding", async () => {
-        const rows = await groundingTotals(db);
-        this.reset();
-        this.inc(rows.reduce((sum, row) => sum + row.corrections, 0));
-      });
-    },
+    collect: readAtScrape("grounding", groundingTotals, (counter: Counter, rows) => {
+      counter.inc(rows.reduce((sum, row) => sum + row.corrections, 0));
+    }),
   });
+
+  /** A per-endpoint gauge from the model router's stats, read at every scrape. */
+  const perEndpoint = (value: (stats: ModelQueueStats) => number) =>
+    function (this: Gauge) {
+      this.reset();
+      for (const stats of modelStats()) this.set({ endpoint: stats.endpoint }, value(stats));
+    };
+  /** A per-endpoint, per-role counter of queue waits; routers without roles report one role, "all". */
+  const perRole = (value: (waits: ModelQueueStats["waits"]) => number) =>
+    function (this: Counter) {
+      this.reset();
+      for (const stats of modelStats()) {
+        for (const [role, totals] of Object.entries(stats.waitsByRole ?? { all: stats.waits })) {
+          this.inc({ endpoint: stats.endpoint, role }, value(totals));
+        }
+      }
+    };
 
   new Gauge({
     name: "briefbot_model_queue_depth",
     help: "Model requests waiting for an endpoint slot.",
     labelNames: ["endpoint"],
     registers,
-    collect() {
-      this.reset();
-      for (const stats of modelStats()) this.set({ endpoint: stats.endpoint }, stats.queued);
-    },
+    collect: perEndpoint((stats) => stats.queued),
   });
   new Gauge({
     name: "briefbot_model_running",
     help: "Model requests being served per endpoint.",
     labelNames: ["endpoint"],
     registers,
-    collect() {
-      this.reset();
-      for (const stats of modelStats()) this.set({ endpoint: stats.endpoint }, stats.running);
-    },
+    collect: perEndpoint((stats) => stats.running),
   });
   new Gauge({
     name: "briefbot_model_queue_oldest_wait_seconds",
     help: "How long the oldest queued model request has waited so far.",
     labelNames: ["endpoint"],
     registers,
-    collect() {
-      this.reset();
-      for (const stats of modelStats()) this.set({ endpoint: stats.endpoint }, stats.oldestQueuedMs / 1000);
-    },
+    collect: perEndpoint((stats) => stats.oldestQueuedMs / 1000),
   });
   new Counter({
     name: "briefbot_model_queue_waits_total",
     help: "Model requests granted an endpoint slot, by role.",
     labelNames: ["endpoint", "role"],
     registers,
-    collect() {
-      this.reset();
-      for (const stats of modelStats()) {
-        for (const [role, totals] of Object.entries(stats.waitsByRole ?? { all: stats.waits })) {
-          this.inc({ endpoint: stats.endpoint, role }, totals.count);
-        }
-      }
-    },
+    collect: perRole((waits) => waits.count),
   });
   new Counter({
     name: "briefbot_model_queue_wait_seconds_total",
     help: "Total time model requests waited for an endpoint slot, by role.",
     labelNames: ["endpoint", "role"],
     registers,
-    collect() {
-      this.reset();
-      for (const stats of modelStats()) {
-        for (const [role, totals] of Object.entries(stats.waitsByRole ?? { all: stats.waits })) {
-          this.inc({ endpoint: stats.endpoint, role }, totals.totalMs / 1000);
-        }
-      }
-    },
+    collect: perRole((waits) => waits.totalMs / 1000),
   });
 
   new Gauge({

@@ -12,6 +12,8 @@ export interface SyncLogger {
 export interface PeriodicSync {
   /** Stops scheduling and waits for a run in progress to finish. */
   stop(): Promise<void>;
+  /** Runs now (or returns the run in progress); the next run is then due `intervalMs` after this one ends. */
+  runNow(): Promise<void>;
 }
 
 export function startPeriodicSync(options: {
@@ -22,10 +24,12 @@ export function startPeriodicSync(options: {
 }): PeriodicSync {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  let current: Promise<void> = Promise.resolve();
+  let running: Promise<void> | undefined;
 
-  const tick = () => {
-    current = options
+  const tick = (): Promise<void> => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    const run = options
       .run()
       .catch((error: unknown) => {
         options.logger?.warn(
@@ -34,16 +38,23 @@ export function startPeriodicSync(options: {
         );
       })
       .finally(() => {
-        if (!stopped) timer = setTimeout(tick, options.intervalMs);
+        running = undefined;
+        if (!stopped) timer = setTimeout(() => void tick(), options.intervalMs);
       });
+    running = run;
+    return run;
   };
-  tick();
+  void tick();
 
   return {
+    runNow() {
+      if (stopped) return Promise.resolve();
+      return running ?? tick();
+    },
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
-      await current;
+      await running;
     },
   };
 }

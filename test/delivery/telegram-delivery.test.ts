@@ -14,6 +14,7 @@ import type { PlatformSender } from "../../src/core/assistant.ts";
 import { createAssistant } from "../../src/core/assistant-service.ts";
 import { fixedClock } from "../../src/core/clock.ts";
 import { createDefaultToolRegistry } from "../../src/tools/index.ts";
+import { telegramConfigFor } from "../bots/telegram/harness.ts";
 import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
 import { eventually, modelFor, startModel, startRig } from "../scheduler/rig.ts";
 import type { OllamaTestServer } from "../servers/ollama-server.ts";
@@ -43,12 +44,7 @@ describeEachDatabase("delivery through the real Telegram adapter", (getDb) => {
   function telegramSender(db: Database, clock: ReturnType<typeof fixedClock>): PlatformSender {
     const model = modelFor(ollama);
     const bot = createTelegramBot({
-      config: {
-        token: telegram.token,
-        apiRoot: telegram.url,
-        webhookUrl: undefined,
-        webhookSecret: undefined,
-      },
+      config: telegramConfigFor(telegram),
       db,
       assistant: createAssistant({ db, model, clock, tools: createDefaultToolRegistry() }),
       clock,

@@ -69,57 +69,31 @@ export function isCalendarWord(word: string): boolean {
   return weekdayNumber(lower.replace(/s$/, "")) !== null || MONTHS.includes(lower);
 }
 
-const NUMBER_WORDS: Record<string, number> = {
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  eleven: 11,
-  twelve: 12,
-  thirteen: 13,
-  fourteen: 14,
-  fifteen: 15,
-  sixteen: 16,
-  seventeen: 17,
-  eighteen: 18,
-  nineteen: 19,
-  twenty: 20,
-};
+const SMALL_NUMBER_WORDS = `one two three four five six seven eight nine ten eleven twelve thirteen fourteen
+  fifteen sixteen seventeen eighteen nineteen twenty`.split(/\s+/);
+
+// Counts start at "two": "one" is too often not a count ("one of them", "no one").
+const NUMBER_WORDS = valuesOf(SMALL_NUMBER_WORDS.slice(1), 2);
+const CLOCK_WORDS = valuesOf(SMALL_NUMBER_WORDS.slice(0, 12), 1);
+
+function valuesOf(words: string[], first: number): Map<string, number> {
+  return new Map(words.map((word, index) => [word, first + index]));
+}
 
 /** "two" → 2 … "twenty" → 20; smaller and larger words are not counted. */
 export function numberWordValue(word: string): number | null {
-  return NUMBER_WORDS[word.toLowerCase()] ?? null;
+  return NUMBER_WORDS.get(word.toLowerCase()) ?? null;
 }
 
-export const NUMBER_WORD_PATTERN = Object.keys(NUMBER_WORDS).join("|");
-
-const CLOCK_WORDS: Record<string, number> = {
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  eleven: 11,
-  twelve: 12,
-};
+export const NUMBER_WORD_PATTERN = [...NUMBER_WORDS.keys()].join("|");
 
 /** "ten" or "10" as an hour on a clock face (1–12), or null. */
 export function clockHour(word: string): number | null {
-  const value = CLOCK_WORDS[word.toLowerCase()] ?? Number(word);
+  const value = CLOCK_WORDS.get(word.toLowerCase()) ?? Number(word);
   return Number.isInteger(value) && value >= 1 && value <= 12 ? value : null;
 }
 
-export const CLOCK_WORD_PATTERN = `${Object.keys(CLOCK_WORDS).join("|")}|\\d{1,2}`;
+export const CLOCK_WORD_PATTERN = `${[...CLOCK_WORDS.keys()].join("|")}|\\d{1,2}`;
 
 /** Lower-case words and numbers, with possessive "'s" dropped and hyphenated words split. */
 export function tokenize(text: string): string[] {

@@ -16,6 +16,23 @@ export interface WallClock {
   second: number;
 }
 
+/** The wall-clock fields of a luxon `DateTime`, an `ICAL.Time` or anything shaped like them. */
+export function wallClockOf(time: WallClock): WallClock {
+  return {
+    year: time.year,
+    month: time.month,
+    day: time.day,
+    hour: time.hour,
+    minute: time.minute,
+    second: time.second,
+  };
+}
+
+/** The wall-clock time read as if it were UTC: within a day of the real instant, and free to compute. */
+export function asIfUtc(value: WallClock): number {
+  return Date.UTC(value.year, value.month - 1, value.day, value.hour, value.minute, value.second);
+}
+
 export interface EventZone {
   /** Shown to people and stored on the event; null for floating times. */
   name: string | null;
@@ -27,17 +44,7 @@ export function luxonZone(zone: string, name: string | null = zone): EventZone {
   return {
     name,
     toInstant: (wallClock) => wallClockToInstant(wallClock, zone),
-    toWallClock: (instant) => {
-      const local = DateTime.fromJSDate(instant, { zone });
-      return {
-        year: local.year,
-        month: local.month,
-        day: local.day,
-        hour: local.hour,
-        minute: local.minute,
-        second: local.second,
-      };
-    },
+    toWallClock: (instant) => wallClockOf(DateTime.fromJSDate(instant, { zone })),
   };
 }
 
@@ -46,19 +53,12 @@ export function luxonZone(zone: string, name: string | null = zone): EventZone {
  * does not exist (spring gap) is read with the offset from before the gap, which luxon already does.
  */
 function wallClockToInstant(wallClock: WallClock, zone: string): Date {
-  const asIfUtc = Date.UTC(
-    wallClock.year,
-    wallClock.month - 1,
-    wallClock.day,
-    wallClock.hour,
-    wallClock.minute,
-    wallClock.second,
-  );
-  const before = DateTime.fromMillis(asIfUtc - 36 * 3_600_000, { zone }).offset;
-  const after = DateTime.fromMillis(asIfUtc + 36 * 3_600_000, { zone }).offset;
+  const guess = asIfUtc(wallClock);
+  const before = DateTime.fromMillis(guess - 36 * 3_600_000, { zone }).offset;
+  const after = DateTime.fromMillis(guess + 36 * 3_600_000, { zone }).offset;
   // No transition nearby (the common case): one offset, no ambiguity.
-  if (before === after) return new Date(asIfUtc - before * 60_000);
-  const candidates = new Set<number>([asIfUtc - before * 60_000, asIfUtc - after * 60_000]);
+  if (before === after) return new Date(guess - before * 60_000);
+  const candidates = new Set<number>([guess - before * 60_000, guess - after * 60_000]);
   const valid = [...candidates]
     .filter((instant) => {
       const local = DateTime.fromMillis(instant, { zone });
@@ -81,17 +81,7 @@ function vtimezoneZone(timezone: ICAL.Timezone, name: string): EventZone {
     name,
     toInstant: (wallClock) =>
       new Date(new ICAL.Time({ ...wallClock, isDate: false }, timezone).toUnixTime() * 1000),
-    toWallClock: (instant) => {
-      const local = ICAL.Time.fromJSDate(instant, true).convertToZone(timezone);
-      return {
-        year: local.year,
-        month: local.month,
-        day: local.day,
-        hour: local.hour,
-        minute: local.minute,
-        second: local.second,
-      };
-    },
+    toWallClock: (instant) => wallClockOf(ICAL.Time.fromJSDate(instant, true).convertToZone(timezone)),
   };
 }
 

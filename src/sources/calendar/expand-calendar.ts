@@ -7,10 +7,12 @@ import ICAL from "ical.js";
 import { IANAZone } from "luxon";
 import { CalendarParseError } from "./calendar-parse-error.ts";
 import {
+  asIfUtc,
   createZoneResolver,
   type EventZone,
   luxonZone,
   type WallClock,
+  wallClockOf,
   type ZoneResolver,
 } from "./event-zone.ts";
 import { prepareIcsText, splitEvents, summaryOf } from "./ics-text.ts";
@@ -274,7 +276,7 @@ function expandMaster(
   const skipBefore = context.windowStart - lengthUpperBoundMs(length) - 2 * DAY_MS;
   const instances: ExpandedInstance[] = [];
   for (const occurrence of occurrenceWallClocks(master, zone, context)) {
-    if (utcGuess(occurrence) < skipBefore) continue;
+    if (asIfUtc(occurrence) < skipBefore) continue;
     const key = master.start.isDate ? dateKey(occurrence) : zone.toInstant(occurrence).toISOString();
     if (excluded.has(key) || overriddenKeys.has(key)) continue;
     // A DATE EXDATE on a timed series: Google and others mean "not on that day".
@@ -300,7 +302,7 @@ function* occurrenceWallClocks(
 ): Generator<WallClock> {
   const isDate = master.start.isDate;
   // Wall-clock times are within ±14 h of their instants; two days of slack keeps the stop safe without zone math.
-  const pastWindow = (wallClock: WallClock) => utcGuess(wallClock) >= context.windowEnd + 2 * DAY_MS;
+  const pastWindow = (wallClock: WallClock) => asIfUtc(wallClock) >= context.windowEnd + 2 * DAY_MS;
 
   if (!master.rrule) {
     yield master.start;
@@ -478,35 +480,12 @@ function dedupe(instances: ExpandedInstance[], warn: (message: string) => void):
   return unique;
 }
 
-function wallClockOf(time: {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-}): WallClock {
-  return {
-    year: time.year,
-    month: time.month,
-    day: time.day,
-    hour: time.hour,
-    minute: time.minute,
-    second: time.second,
-  };
-}
-
 function midnight(value: WallClock): WallClock {
   return { year: value.year, month: value.month, day: value.day, hour: 0, minute: 0, second: 0 };
 }
 
 function dateOnly(value: WallClock): Pick<WallClock, "year" | "month" | "day"> {
   return { year: value.year, month: value.month, day: value.day };
-}
-
-/** The wall-clock time read as if it were UTC: within a day of the real instant, and free to compute. */
-function utcGuess(value: WallClock): number {
-  return Date.UTC(value.year, value.month - 1, value.day, value.hour, value.minute, value.second);
 }
 
 function lengthUpperBoundMs(length: Length): number {
@@ -517,7 +496,7 @@ function lengthUpperBoundMs(length: Length): number {
 }
 
 function utcInstant(value: WallClock): Date {
-  return new Date(Date.UTC(value.year, value.month - 1, value.day, value.hour, value.minute, value.second));
+  return new Date(asIfUtc(value));
 }
 
 export function dateKey(value: Pick<WallClock, "year" | "month" | "day">): string {

@@ -11,6 +11,7 @@ import {
 import type { Database } from "../../../db/client.ts";
 import { linkIdentity } from "../../../db/queries/users.ts";
 import type { User } from "../../../db/schema/index.ts";
+import type { TelegramConfig } from "../../../src/config/config.ts";
 import { resolveModelRoutes } from "../../../src/config/model-routes.ts";
 import type { Assistant } from "../../../src/core/assistant.ts";
 import { createAssistant } from "../../../src/core/assistant-service.ts";
@@ -51,6 +52,19 @@ export async function linkedUser(db: Database, name = "Ann"): Promise<{ user: Us
   return { user, account };
 }
 
+/** Our Telegram adapter's config, pointed at the Telegram test server (long polling unless a webhook is given). */
+export function telegramConfigFor(
+  telegram: TelegramTestServer,
+  webhook: { webhookUrl?: string | undefined; webhookSecret?: string | undefined } = {},
+): TelegramConfig {
+  return {
+    token: telegram.token,
+    apiRoot: telegram.url,
+    webhookUrl: webhook.webhookUrl,
+    webhookSecret: webhook.webhookSecret,
+  };
+}
+
 export async function startHarness(
   db: Database,
   options: {
@@ -69,12 +83,7 @@ export async function startHarness(
   });
   const assistant = createAssistant({ db, model, clock, tools: createDefaultToolRegistry() });
   const app = createTelegramBot({
-    config: {
-      token: telegram.token,
-      apiRoot: telegram.url,
-      webhookUrl: options.webhookUrl,
-      webhookSecret: options.webhookSecret,
-    },
+    config: telegramConfigFor(telegram, options),
     db,
     assistant,
     clock,
