@@ -77,7 +77,9 @@ it("delivers a due morning briefing to Telegram once, built from receipts, and s
   });
   try {
     expect(app.summary).toContain("  telegram   on (long polling)");
-    expect(app.summary.find((line) => line.includes("briefing"))).toMatch(/qwen2\.5:7b on default .* — ready$/);
+    expect(app.summary.find((line) => line.includes("briefing"))).toMatch(
+      /qwen2\.5:7b on default .* — ready$/,
+    );
     const post = await telegram.waitFor(() => telegram.chat(4242).botMessages()[0]);
     expect(post.text).toContain("Renew passport is due today");
     expect(JSON.stringify(post.replyMarkup)).toContain("Receipts");

@@ -2,7 +2,7 @@
  * Messages are every turn of a run or thread. Tool results are the receipts: what a tool returned, with
  * what arguments, and when. Their `createdAt` is the run's clock at the call, so "as of" is exact.
  */
-import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import { and, asc, desc, eq } from "drizzle-orm";
 import type { Receipt } from "../../src/core/assistant.ts";
 import type { Database } from "../client.ts";
 import {

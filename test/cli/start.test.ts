@@ -52,7 +52,9 @@ describe("briefbot start", { timeout: 240_000 }, () => {
     expect(run.output()).toContain(`embedded PGlite in ${dataDir}`);
     expect(run.output()).toContain("telegram   off (set TELEGRAM_BOT_TOKEN to enable)");
     // Nothing listens on the port we point OLLAMA_HOST at: the operator is told at start, not at 07:00.
-    expect(run.output()).toMatch(/models {5}interactive qwen2\.5:7b on default \(http:\/\/127\.0\.0\.1:9\) — UNREACHABLE/);
+    expect(run.output()).toMatch(
+      /models {5}interactive qwen2\.5:7b on default \(http:\/\/127\.0\.0\.1:9\) — UNREACHABLE/,
+    );
     expect(run.output()).toContain("slack      off (set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET to enable)");
     child.kill("SIGINT");
     expect(await run.exited).toBe(0);

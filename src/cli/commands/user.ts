@@ -171,12 +171,17 @@ async function settingsFromOptions(
     changes.longitude = parseCoordinate("--lon", options.lon);
     changes.locationName = options.location?.trim() || `${changes.latitude}, ${changes.longitude}`;
   } else if (options.location !== undefined) {
-    const result = await resolveLocation(ctx.fetch, ctx.config.openMeteo.geocodingUrl, options.location).catch(
-      (error: unknown) => {
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new CliError(`could not look up "${options.location}": ${reason}; try again or give --lat and --lon`, 1);
-      },
-    );
+    const result = await resolveLocation(
+      ctx.fetch,
+      ctx.config.openMeteo.geocodingUrl,
+      options.location,
+    ).catch((error: unknown) => {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new CliError(
+        `could not look up "${options.location}": ${reason}; try again or give --lat and --lon`,
+        1,
+      );
+    });
     if (result.kind === "not-found")
       throw new CliError(`no place called "${options.location}" was found; try --lat and --lon`);
     if (result.kind === "ambiguous") {
