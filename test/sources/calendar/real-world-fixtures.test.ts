@@ -3,8 +3,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type ExpandedInstance, expandCalendar } from "../../../src/sources/calendar/expand-calendar.ts";
+import { REAL_WORLD_FIXTURES } from "../../helpers/shared-fixtures.ts";
 
-const DIR = "/work/shared/fixtures/real-world/ics";
+const DIR = join(REAL_WORLD_FIXTURES, "ics");
 const WIDE = { windowStart: new Date("1990-01-01T00:00:00Z"), windowEnd: new Date("2030-01-01T00:00:00Z") };
 
 function expand(name: string, userZone = "Europe/London", window = WIDE) {

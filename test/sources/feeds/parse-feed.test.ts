@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   FeedParseError,
@@ -6,6 +7,7 @@ import {
   parseFeedDocument,
 } from "../../../src/sources/feeds/parse-feed.ts";
 import { decodeBody } from "../../../src/sources/http-cache-fetch.ts";
+import { REAL_WORLD_FIXTURES } from "../../helpers/shared-fixtures.ts";
 import {
   BILLION_LAUGHS,
   deeplyNestedFeed,
@@ -15,7 +17,7 @@ import {
   SCRIPT_ITEM,
 } from "./hostile-feeds.ts";
 
-const REAL_WORLD = "/work/shared/fixtures/real-world/feeds";
+const REAL_WORLD = join(REAL_WORLD_FIXTURES, "feeds");
 
 /** Reads a fixture as bytes and decodes it the way a sync does (no Content-Type charset). */
 function fixture(name: string): string {
