@@ -20,6 +20,12 @@ export const SLACK_LIMITS: PacerLimits = { globalPerSecond: 10, perKeyPerSecond:
 export interface Pacer {
   /** Resolves when a post to `key` may go out; callers then send at once. */
   acquire(key: string): Promise<void>;
+  /**
+   * The last gate before the wire: at most `globalPerSecond` sends in any trailing second. `acquire`
+   * spaces releases evenly, but work between it and the request (recording the attempt in the database)
+   * can bunch them up again; this holds a send back just long enough to keep every window under the limit.
+   */
+  beforeSend(): Promise<void>;
   /** Waiters not yet released. */
   readonly waiting: number;
 }
@@ -46,6 +52,8 @@ export function createPacer(
   const keyGap = 1000 / limits.perKeyPerSecond;
   const queue: Waiter[] = [];
   const keyReadyAt = new Map<string, number>();
+  const recentSends: number[] = [];
+  const windowLimit = Math.max(1, Math.floor(limits.globalPerSecond));
   let globalReadyAt = Number.NEGATIVE_INFINITY;
   let timerAt: number | undefined;
 
@@ -91,6 +99,18 @@ export function createPacer(
         queue.push({ key, release });
         pump();
       });
+    },
+    async beforeSend() {
+      for (;;) {
+        const at = now();
+        while (recentSends.length > 0 && (recentSends[0] ?? at) <= at - 1000) recentSends.shift();
+        if (recentSends.length < windowLimit) {
+          recentSends.push(at);
+          return;
+        }
+        const wait = (recentSends[0] ?? at) + 1000 - at;
+        await new Promise<void>((resolve) => setTimer(resolve, Math.max(1, Math.ceil(wait))));
+      }
     },
     get waiting() {
       return queue.length;

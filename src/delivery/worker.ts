@@ -248,6 +248,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     await pacer.acquire(row.target);
     const attempt = await startDeliveryAttempt(db, row.id, clock.now());
     if (!attempt) return;
+    await pacer.beforeSend();
     const started = monotonicNow();
     const seconds = () => (monotonicNow() - started) / 1000;
     try {

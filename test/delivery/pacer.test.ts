@@ -64,4 +64,19 @@ describe("pacer", () => {
   it("refuses limits that are not positive", () => {
     expect(() => createPacer({ globalPerSecond: 0, perKeyPerSecond: 1 })).toThrow(/positive/);
   });
+
+  it("holds bunched sends back so no trailing second holds more than the global limit", async () => {
+    const time = virtualTime();
+    const pacer = createPacer({ globalPerSecond: 5, perKeyPerSecond: 1 }, time);
+    const sentAt: number[] = [];
+    // Twelve sends arriving at the wire in the same instant, as a stalled database write would release them.
+    const all = Array.from({ length: 12 }, () => pacer.beforeSend().then(() => sentAt.push(time.now())));
+    await time.runAll();
+    await Promise.all(all);
+    expect(sentAt).toHaveLength(12);
+    for (const start of sentAt) {
+      expect(sentAt.filter((at) => at >= start && at < start + 1000).length).toBeLessThanOrEqual(5);
+    }
+    expect(sentAt.filter((at) => at === 0)).toHaveLength(5);
+  });
 });
