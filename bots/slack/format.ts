@@ -62,9 +62,11 @@ export function splitText(text: string, max: number = MAX_SECTION_TEXT): string[
   return pieces;
 }
 
-/** Plain text for notifications and clients without Block Kit. */
+/** Text for notifications and clients without Block Kit; Slack reads it as mrkdwn, so data is escaped. */
 export function fallbackText(text: string): string {
-  return text.length <= MAX_FALLBACK_TEXT ? text : `${text.slice(0, MAX_FALLBACK_TEXT - 1)}…`;
+  const escaped = escapeMrkdwn(text);
+  if (escaped.length <= MAX_FALLBACK_TEXT) return escaped;
+  return `${escaped.slice(0, MAX_FALLBACK_TEXT - 1).replace(/&[a-z]*$/, "")}…`;
 }
 
 function section(mrkdwn: string): KnownBlock {

@@ -21,7 +21,15 @@ export function buildDigest(
         ? "Nothing on your calendar today."
         : `Calendar today: ${sections.events.join("; ")}.`,
     );
-  } else {
+  }
+  if (sections.tomorrowEvents !== undefined) {
+    lines.push(
+      sections.tomorrowEvents.length === 0
+        ? "Nothing on your calendar tomorrow."
+        : `Calendar tomorrow: ${sections.tomorrowEvents.join("; ")}.`,
+    );
+  }
+  if (sections.events === undefined && sections.tomorrowEvents === undefined) {
     lines.push("Your calendar could not be checked.");
   }
   if (sections.dueToday !== undefined) {

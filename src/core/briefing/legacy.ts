@@ -56,6 +56,7 @@ export function legacyDataPrompt(
     ...(changes === undefined ? [] : [`CHANGES SINCE THE MORNING: ${changes}`]),
     `WEATHER: ${sections.weather ?? "unavailable"}`,
     section("TODAY'S EVENTS", sections.events),
+    ...(sections.tomorrowEvents === undefined ? [] : [section("TOMORROW'S EVENTS", sections.tomorrowEvents)]),
     section("DUE TODAY", sections.dueToday),
     section("OVERDUE", sections.overdue),
     section("HIGH PRIORITY", sections.highPriority),

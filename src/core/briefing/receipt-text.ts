@@ -7,6 +7,8 @@ import type { Receipt } from "../assistant.ts";
 
 export interface Sections {
   events: string[] | undefined;
+  /** Only when the run looked at tomorrow (the evening slot does). */
+  tomorrowEvents: string[] | undefined;
   dueToday: string[] | undefined;
   overdue: string[] | undefined;
   highPriority: string[] | undefined;
@@ -22,12 +24,14 @@ export function readSections(receipts: readonly Receipt[]): Sections {
     [...ok].reverse().find((receipt) => receipt.toolName === name && matches(receipt.arguments));
   const tasksFor = (filter: string) => latest("list_tasks", (args) => args.filter === filter);
   const events = latest("list_events", (args) => args.range === undefined || args.range === "today");
+  const tomorrow = latest("list_events", (args) => args.range === "tomorrow");
   const weather = latest("get_weather");
   const news = latest("get_rss_items");
   const projects = latest("list_projects") ?? latest("search_projects");
   const notes = latest("list_notes");
   return {
     events: events ? list(events.result, "events").map(eventLine) : undefined,
+    tomorrowEvents: tomorrow ? list(tomorrow.result, "events").map(eventLine) : undefined,
     dueToday: mapTasks(tasksFor("due_today")),
     overdue: mapTasks(tasksFor("overdue")),
     highPriority: mapTasks(tasksFor("high_priority")),

@@ -23,6 +23,24 @@ describe("slack formatting", () => {
     expect(proseToMrkdwn("**Rain** <later>")).toBe("*Rain* &lt;later&gt;");
   });
 
+  it("escapes data in the fallback text too, which Slack reads as mrkdwn", () => {
+    const [parent] = briefingMessages({
+      runId: 7,
+      userId: 1,
+      slot: "morning",
+      localDate: "2025-06-02",
+      prose: "Headline: <!channel> wins & <@U1>",
+      checks: [],
+      statusRow: "✓ pulled news",
+      mode: "agentic",
+    });
+    expect(parent?.text).toContain("&lt;!channel&gt; wins &amp; &lt;@U1&gt;");
+    expect(parent?.text).not.toContain("<");
+    const [answer] = textMessages(`${"&".repeat(4000)}`);
+    expect(answer?.text.length).toBeLessThanOrEqual(3000);
+    expect(answer?.text).toMatch(/&amp;…$/);
+  });
+
   it("splits long text under the limit without cutting an entity", () => {
     const text = escapeMrkdwn("a&b ".repeat(2000));
     const pieces = splitText(text, 100);
