@@ -17,6 +17,8 @@ import { defineTool, type ToolContext } from "../core/tools/define-tool.ts";
 import { compact } from "./format.ts";
 import { clockTime, idArgument, isoDate } from "./schemas.ts";
 
+const MAX_EVENTS = 40;
+
 const RANGE_MEANING = { today: "today", tomorrow: "tomorrow", upcoming: "in the coming days" } as const;
 
 export const listEventsTool = defineTool({
@@ -47,8 +49,12 @@ export const listEventsTool = defineTool({
       ...(range === "upcoming" ? { days: days ?? 7 } : {}),
       today: localDate(now, context.user.timeZone),
       count: found.length,
-      events: found.map(eventView),
+      events: found.slice(0, MAX_EVENTS).map(eventView),
       ...(found.length === 0 ? { note: `Nothing on the calendar ${RANGE_MEANING[range]}.` } : {}),
+      // A bounded receipt keeps the prompt inside num_ctx; the note keeps the model from calling it complete.
+      ...(found.length > MAX_EVENTS
+        ? { note: `Showing the first ${MAX_EVENTS} of ${found.length} events.` }
+        : {}),
     };
   },
 });

@@ -10,6 +10,9 @@ import { defineTool } from "../core/tools/define-tool.ts";
 import { projectView } from "./format.ts";
 import { idArgument, searchQuery } from "./schemas.ts";
 
+/** Bounds the receipt (and so the prompt) for people with very many projects. */
+const MAX_PROJECTS = 30;
+
 const PROJECT_STATUSES = ["active", "paused", "done", "archived"] as const;
 
 export const listProjectsTool = defineTool({
@@ -22,8 +25,11 @@ export const listProjectsTool = defineTool({
     return {
       ...(status ? { status } : {}),
       count: found.length,
-      projects: found.map(projectView),
+      projects: found.slice(0, MAX_PROJECTS).map(projectView),
       ...(found.length === 0 ? { note: "No projects." } : {}),
+      ...(found.length > MAX_PROJECTS
+        ? { note: `Showing the first ${MAX_PROJECTS} of ${found.length} projects.` }
+        : {}),
     };
   },
 });

@@ -27,3 +27,26 @@ describeEachDatabase("update_event", (getDb) => {
     expect(stored?.updatedAt.toISOString()).toBe("2025-06-02T06:00:00.000Z");
   });
 });
+
+describeEachDatabase("list_events bounds its receipt", (getDb) => {
+  it("lists at most 40 events and says how many there are, so the model never calls a cut list complete", async () => {
+    const db = getDb();
+    const user = await createTestUser(db, { timeZone: "Europe/London" });
+    for (let hour = 0; hour < 45; hour += 1) {
+      await createEvent(db, user.id, {
+        title: `Slot ${hour}`,
+        startsAt: new Date(Date.UTC(2025, 5, 2 + Math.floor(hour / 10), 8 + (hour % 10))),
+        timeZone: user.timeZone,
+      });
+    }
+    const outcome = await dispatchToolCall(
+      chatToolSet(createDefaultToolRegistry()),
+      { id: "c2", function: { name: "list_events", arguments: { range: "upcoming", days: 14 } } },
+      { user, db, clock: fixedClock("2025-06-02T06:00:00Z") },
+    );
+    const result = outcome.result as { count: number; events: unknown[]; note?: string };
+    expect(result.count).toBe(45);
+    expect(result.events).toHaveLength(40);
+    expect(result.note).toBe("Showing the first 40 of 45 events.");
+  });
+});
