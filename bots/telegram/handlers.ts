@@ -56,7 +56,10 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
       await sendPiece(
         ctx.api,
         chatId,
-        text(`"${requested}" is not a briefing slot. Try one of: ${SLOT_NAMES.join(", ")}.`),
+        // Echo at most a short prefix: the refusal must fit one message whatever was typed.
+        text(
+          `"${requested.length > 40 ? `${requested.slice(0, 40)}…` : requested}" is not a briefing slot. Try one of: ${SLOT_NAMES.join(", ")}.`,
+        ),
       );
       return;
     }

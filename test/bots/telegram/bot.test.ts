@@ -69,6 +69,20 @@ describeEachDatabase("telegram bot", (getDb) => {
     expect(linked?.identity.chatId).toBe(String(account.id));
   });
 
+  it("answers /brief with an unknown slot in one short message, whatever was typed, without the model", async () => {
+    const db = getDb();
+    const { account } = await linkedUser(db);
+    harness = await startHarness(db);
+    const h = harness;
+    h.telegram.addChat(account);
+    h.telegram.sendUserMessage(account.id, `/brief ${"x".repeat(4090)}`);
+    const post = await h.telegram.waitFor(() => h.telegram.chat(account.id).botMessages()[0], 30_000);
+    expect(post.text).toBe(
+      `"${"x".repeat(40)}…" is not a briefing slot. Try one of: morning, midday, afternoon, evening.`,
+    );
+    expect(h.ollama.chatRequests()).toHaveLength(0);
+  });
+
   it("shows receipts when the button is pressed, as a reply, HTML-escaped", async () => {
     const db = getDb();
     const { user, account } = await linkedUser(db);
