@@ -2,12 +2,13 @@
 import { expect, it } from "vitest";
 import type { Database } from "../../db/client.ts";
 import { deliveriesOfRun } from "../../db/queries/deliveries.ts";
-import { finishRun, getRun, startClaimedRun } from "../../db/queries/runs.ts";
+import { getRun, startClaimedRun } from "../../db/queries/runs.ts";
 import { claimScheduledRun } from "../../db/queries/schedule.ts";
 import { fixedClock } from "../../src/core/clock.ts";
 import { createPacer } from "../../src/delivery/pacer.ts";
 import { createDeliveryWorker } from "../../src/delivery/worker.ts";
 import { describeEachDatabase } from "../helpers/database.ts";
+import { markGenerated } from "../helpers/runs.ts";
 import { recordingSender, telegramUser, transient } from "../scheduler/rig.ts";
 
 const SLOTS = { morning: "07:00", midday: null, afternoon: null, evening: null };
@@ -22,25 +23,7 @@ async function generatedRun(db: Database, userId: number, at: Date): Promise<num
   });
   if (!run) throw new Error("claim failed");
   await startClaimedRun(db, run.id, at);
-  await finishRun(
-    db,
-    run.id,
-    {
-      mode: "agentic",
-      route: "briefing",
-      endpoint: null,
-      model: null,
-      turns: 1,
-      toolCalls: 0,
-      promptTokens: 0,
-      evalTokens: 0,
-      timings: {},
-      grounding: null,
-      prose: "Good morning. Nothing on the calendar today.",
-      reason: null,
-    },
-    at,
-  );
+  await markGenerated(db, run.id, "Good morning. Nothing on the calendar today.", at);
   return run.id;
 }
 

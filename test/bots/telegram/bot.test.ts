@@ -3,7 +3,7 @@ import type { Database } from "../../../db/client.ts";
 import { createTask, getTask } from "../../../db/queries/tasks.ts";
 import { findUserByIdentity } from "../../../db/queries/users.ts";
 import { describeEachDatabase } from "../../helpers/database.ts";
-import type { BotPost } from "../../servers/telegram-server.ts";
+import type { BotPost, TestUser } from "../../servers/telegram-server.ts";
 import { type Harness, linkedUser, MODEL, nextTelegramId, startHarness } from "./harness.ts";
 
 let harness: Harness | undefined;
@@ -43,6 +43,17 @@ async function brief(h: Harness, chatId: number): Promise<BotPost> {
         .botMessages()
         .find((post) => post.replyMarkup?.inline_keyboard[0]?.[0]?.callback_data?.startsWith("r:")),
     30_000,
+  );
+}
+
+/** Sends a chat message that makes the model call a destructive tool; returns the Confirm / Cancel post. */
+async function askForConfirmation(h: Harness, account: TestUser, text: string): Promise<BotPost> {
+  h.telegram.sendUserMessage(account, text);
+  return h.telegram.waitFor(() =>
+    h.telegram
+      .chat(account.id)
+      .botMessages()
+      .find((post) => post.replyMarkup?.inline_keyboard[0]?.length === 2),
   );
 }
 
@@ -213,13 +224,7 @@ describeEachDatabase("telegram bot", (getDb) => {
       { toolCalls: [{ name: "delete_task", arguments: { id: task.id } }] },
       { content: "I'll delete it once you confirm." },
     ]);
-    h.telegram.sendUserMessage(account, "delete the passport task");
-    const confirmation = await h.telegram.waitFor(() =>
-      h.telegram
-        .chat(account.id)
-        .botMessages()
-        .find((post) => post.replyMarkup?.inline_keyboard[0]?.length === 2),
-    );
+    const confirmation = await askForConfirmation(h, account, "delete the passport task");
     expect(confirmation.text).toContain("Renew <passport>");
     const [confirm, cancel] = confirmation.replyMarkup?.inline_keyboard[0] ?? [];
     expect(confirm?.callback_data).toMatch(/^c:\d+:y$/);
@@ -276,13 +281,7 @@ describeEachDatabase("telegram bot", (getDb) => {
       { toolCalls: [{ name: "delete_task", arguments: { id: task.id } }] },
       { content: "Confirm to delete it." },
     ]);
-    h.telegram.sendUserMessage(account, "delete the old thing");
-    const confirmation = await h.telegram.waitFor(() =>
-      h.telegram
-        .chat(account.id)
-        .botMessages()
-        .find((post) => post.replyMarkup?.inline_keyboard[0]?.length === 2),
-    );
+    const confirmation = await askForConfirmation(h, account, "delete the old thing");
     h.clock.advance(11 * 60_000);
     const data = confirmation.replyMarkup?.inline_keyboard[0]?.[0]?.callback_data ?? "";
     h.telegram.pressButton(account.id, confirmation.messageId, data);

@@ -2,12 +2,13 @@ import { eq } from "drizzle-orm";
 import { afterEach, expect, it } from "vitest";
 import { findRunThread } from "../../../bots/telegram/thread-map.ts";
 import type { Database } from "../../../db/client.ts";
-import { createRun, finishRun } from "../../../db/queries/runs.ts";
+import { createRun } from "../../../db/queries/runs.ts";
 import { linkIdentity } from "../../../db/queries/users.ts";
 import { deliveries } from "../../../db/schema/index.ts";
 import { type BriefingMessage, DeliveryError } from "../../../src/core/assistant.ts";
 import { createDeliveryWorker } from "../../../src/delivery/worker.ts";
 import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
+import { markGenerated } from "../../helpers/runs.ts";
 import { type Harness, linkedUser, nextTelegramId, startHarness } from "./harness.ts";
 
 let harness: Harness | undefined;
@@ -150,25 +151,7 @@ describeEachDatabase("telegram delivery", (getDb) => {
     h.telegram.addChat({ id: chatId, first_name: "Blocked" });
     h.telegram.blockChat(chatId);
     const message = await briefingFor(db, user.id, "Good morning.");
-    await finishRun(
-      db,
-      message.runId,
-      {
-        mode: "agentic",
-        route: "briefing",
-        endpoint: null,
-        model: null,
-        turns: 1,
-        toolCalls: 0,
-        promptTokens: 0,
-        evalTokens: 0,
-        timings: {},
-        grounding: null,
-        prose: message.prose,
-        reason: null,
-      },
-      h.clock.now(),
-    );
+    await markGenerated(db, message.runId, message.prose, h.clock.now());
     const worker = createDeliveryWorker({ db, clock: h.clock, senders: [h.app.sender] });
     expect(await worker.enqueueRun(message.runId)).toBe("delivering");
     await worker.drain();
