@@ -1,0 +1,437 @@
+/**
+ * The core's own types: what a user, a run, a receipt, a task or an event is, as the briefing runner, chat
+ * and the tools use them. Plain TypeScript; `db/` stores rows of the same shape and the composition root
+ * (`composeCore`) checks that its stores fit the ports in `ports.ts`.
+ */
+
+// ---------------------------------------------------------------------------------------------------------
+// Users and their platform accounts.
+
+export const SLOT_NAMES = ["morning", "midday", "afternoon", "evening"] as const;
+export type SlotName = (typeof SLOT_NAMES)[number];
+/** Local "HH:MM" per slot; null means the slot is off. */
+export type SlotTimes = Record<SlotName, string | null>;
+export const DEFAULT_SLOT_TIMES: SlotTimes = {
+  morning: "07:00",
+  midday: "12:30",
+  afternoon: "16:30",
+  evening: null,
+};
+
+/** The one check that a string names a briefing slot. */
+export function isSlotName(value: string): value is SlotName {
+  return (SLOT_NAMES as readonly string[]).includes(value);
+}
+
+export const BRIEFING_MODES = ["agentic", "legacy"] as const;
+export type BriefingMode = (typeof BRIEFING_MODES)[number];
+
+export interface User {
+  id: number;
+  name: string;
+  timeZone: string;
+  locationName: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  /** Free text: tone, interests. */
+  profile: string;
+  slots: SlotTimes;
+  briefingMode: BriefingMode;
+  /** Overrides the route's model for this user's requests. */
+  preferredModel: string | null;
+  createdAt: Date;
+}
+
+/** Platforms a person can link an account on. */
+export const PLATFORMS = ["telegram", "slack"] as const;
+export type Platform = (typeof PLATFORMS)[number];
+
+/** A platform account linked to a user; the only way a platform message reaches user data. */
+export interface Identity {
+  id: number;
+  userId: number;
+  platform: Platform;
+  /** Telegram numeric user id, or Slack user id (U…). */
+  externalUserId: string;
+  /** Telegram private chat id, or Slack DM channel (D…) once known. */
+  chatId: string | null;
+  /** Slack team (T…); null on Telegram. */
+  teamId: string | null;
+  createdAt: Date;
+}
+
+export interface LinkedAccount {
+  user: User;
+  identity: Identity;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Briefing runs and what they leave behind.
+
+export const RUN_STATES = [
+  "claimed",
+  "generating",
+  "generated",
+  "delivering",
+  "delivered",
+  "failed",
+  "skipped",
+] as const;
+export type RunState = (typeof RUN_STATES)[number];
+
+/** schedule: claimed by the scheduler (once per user/slot/date); manual: /brief or the CLI. */
+export const RUN_TRIGGERS = ["schedule", "manual"] as const;
+export type RunTrigger = (typeof RUN_TRIGGERS)[number];
+
+/** How the prose was written; digest means code wrote it from receipts. */
+export const RUN_MODES = ["agentic", "legacy", "digest"] as const;
+export type RunMode = (typeof RUN_MODES)[number];
+
+/** The grounding check's verdict, stored on the run. */
+export interface GroundingVerdict {
+  claimsChecked: number;
+  unbacked: string[];
+  action: "none" | "corrected" | "sentences_removed" | "digest";
+  corrections?: number;
+}
+
+export interface BriefingRun {
+  id: number;
+  userId: number;
+  slot: SlotName;
+  /** The user's local date the run is for ("YYYY-MM-DD"). */
+  localDate: string;
+  trigger: RunTrigger;
+  state: RunState;
+  reason: string | null;
+  mode: RunMode | null;
+  route: string | null;
+  endpoint: string | null;
+  model: string | null;
+  turns: number;
+  toolCalls: number;
+  promptTokens: number;
+  evalTokens: number;
+  timings: Record<string, number>;
+  grounding: GroundingVerdict | null;
+  prose: string | null;
+  claimedAt: Date;
+  generatedAt: Date | null;
+  deliveredAt: Date | null;
+  /** Set by the retention roll-up: the run's messages have left every model context. */
+  archivedAt: Date | null;
+}
+
+/** What a finished generation writes on its run. */
+export interface RunResult {
+  mode: RunMode;
+  route: string;
+  endpoint: string | null;
+  model: string | null;
+  turns: number;
+  toolCalls: number;
+  promptTokens: number;
+  evalTokens: number;
+  timings: Record<string, number>;
+  grounding: GroundingVerdict | null;
+  prose: string;
+  reason: string | null;
+}
+
+/** One tool call of a run and what it returned: the evidence a briefing may cite. */
+export interface Receipt {
+  /** Message id of the stored tool result. */
+  id: number;
+  runId: number | null;
+  toolName: string;
+  arguments: Record<string, unknown>;
+  /** The parsed tool result (what the model saw, as JSON). */
+  result: unknown;
+  /** True when the call failed or was refused; `result` then holds `{ error }`. */
+  error: boolean;
+  /** When the tool ran: the data's "as of" time. */
+  at: Date;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Logged messages: every turn, tool call and tool result of a run or a thread.
+
+export const MESSAGE_ROLES = ["system", "user", "assistant", "tool"] as const;
+export type MessageRole = (typeof MESSAGE_ROLES)[number];
+
+/** A tool call as the model made it (Ollama's shape). */
+export interface ToolCall {
+  /** Ollama emits `call_xxxxxxxx` ids since v0.12.10; older servers omit it. */
+  id?: string;
+  function: {
+    index?: number;
+    name: string;
+    arguments: Record<string, unknown>;
+  };
+}
+
+export interface MessageMetadata {
+  briefing_slot?: string;
+  run_id?: number;
+  /** "receipt" for tool results, "briefing" for the final prose of a run. */
+  kind?: string;
+  arguments?: Record<string, unknown>;
+  /** Tool results: whether the call failed or was refused. */
+  error?: boolean;
+  [key: string]: unknown;
+}
+
+export interface LoggedMessage {
+  id: number;
+  userId: number;
+  conversationId: number | null;
+  runId: number | null;
+  role: MessageRole;
+  content: string;
+  toolCalls: ToolCall[] | null;
+  toolName: string | null;
+  toolCallId: string | null;
+  metadata: MessageMetadata;
+  createdAt: Date;
+}
+
+export interface NewLoggedMessage {
+  userId: number;
+  conversationId: number | null;
+  runId: number | null;
+  role: MessageRole;
+  content: string;
+  toolCalls?: ToolCall[] | null;
+  toolName?: string | null;
+  toolCallId?: string | null;
+  metadata: MessageMetadata;
+  createdAt: Date;
+}
+
+/** Where a conversation happens. */
+export const CONVERSATION_PLATFORMS = ["cli", "telegram", "slack"] as const;
+export type ConversationPlatform = (typeof CONVERSATION_PLATFORMS)[number];
+
+/** A chat thread: a CLI session, a Telegram reply chain or a Slack thread; optionally about one run. */
+export interface Conversation {
+  id: number;
+  userId: number;
+  platform: ConversationPlatform;
+  /** The platform's own thread key, opaque to the core. */
+  threadKey: string;
+  runId: number | null;
+  createdAt: Date;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The user's records: tasks, projects, notes.
+
+export const TASK_STATUSES = ["open", "done"] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+export const TASK_PRIORITIES = ["low", "normal", "high"] as const;
+export type TaskPriority = (typeof TASK_PRIORITIES)[number];
+export const TASK_FILTERS = ["due_today", "overdue", "high_priority", "open", "completed_recently"] as const;
+export type TaskFilter = (typeof TASK_FILTERS)[number];
+
+export interface Task {
+  id: number;
+  userId: number;
+  projectId: number | null;
+  title: string;
+  notes: string;
+  /** The user's local calendar date ("YYYY-MM-DD"): "due Friday" means Friday wherever they are. */
+  dueDate: string | null;
+  /** Optional local "HH:MM" on the due date. */
+  dueTime: string | null;
+  priority: TaskPriority;
+  status: TaskStatus;
+  completedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface NewTask {
+  userId: number;
+  title: string;
+  notes?: string;
+  dueDate?: string | null;
+  dueTime?: string | null;
+  priority?: TaskPriority;
+  projectId?: number | null;
+  createdAt?: Date;
+  updatedAt?: Date;
+}
+
+export interface TaskChanges {
+  title?: string;
+  notes?: string;
+  dueDate?: string | null;
+  dueTime?: string | null;
+  priority?: TaskPriority;
+  projectId?: number | null;
+}
+
+/** Which tasks, with "today" already worked out in the user's zone. */
+export interface TaskQuery {
+  filter: TaskFilter;
+  /** The user's local date. */
+  today: string;
+  /** For `completed_recently`: completions since this instant. */
+  completedSince: Date;
+  limit?: number;
+}
+
+export const PROJECT_STATUSES = ["active", "paused", "done", "archived"] as const;
+export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
+
+export interface Project {
+  id: number;
+  userId: number;
+  name: string;
+  status: ProjectStatus;
+  summary: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface Note {
+  id: number;
+  userId: number;
+  title: string;
+  body: string;
+  createdAt: Date;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Calendar events: synced from subscriptions, or created in chat.
+
+export const EVENT_STATUSES = ["confirmed", "tentative", "cancelled"] as const;
+export type EventStatus = (typeof EVENT_STATUSES)[number];
+export const EVENT_RANGES = ["today", "tomorrow", "upcoming"] as const;
+export type EventRange = (typeof EVENT_RANGES)[number];
+
+/** One stored occurrence; `calendarId` null means it was created in chat and only chat may change it. */
+export interface CalendarEvent {
+  id: number;
+  userId: number;
+  calendarId: number | null;
+  title: string;
+  description: string;
+  location: string;
+  allDay: boolean;
+  startsAt: Date;
+  endsAt: Date;
+  /** All-day events: local dates "YYYY-MM-DD", end exclusive. */
+  startDate: string | null;
+  endDate: string | null;
+  status: EventStatus;
+}
+
+/** An event as tools show it: times in the user's zone next to the instants. */
+export interface EventView {
+  id: number;
+  title: string;
+  description: string;
+  location: string;
+  allDay: boolean;
+  /** Local "YYYY-MM-DD HH:mm" (timed) or "YYYY-MM-DD" (all-day) in the user's zone. */
+  start: string;
+  /** Local end; for all-day events the last day it covers (inclusive). */
+  end: string;
+  startsAt: string;
+  endsAt: string;
+  /** The user's local dates within the range that this event is on. */
+  days: string[];
+  status: "confirmed" | "tentative";
+  source: "calendar" | "chat";
+  calendarId: number | null;
+}
+
+/** Whose calendar and which days: ranges are the user's local days around `now`. */
+export interface EventQuery {
+  range: EventRange;
+  /** For `upcoming`: days ahead, default 7. */
+  days?: number;
+  now: Date;
+}
+
+interface ChatEventCommon {
+  title: string;
+  description?: string;
+  location?: string;
+  status?: "confirmed" | "tentative";
+}
+
+export type NewChatEvent = ChatEventCommon &
+  (
+    | { allDay?: false; startsAt: Date; endsAt?: Date; timeZone: string }
+    | { allDay: true; startDate: string; endDate?: string; timeZone: string }
+  );
+
+export type ChatEventChanges = Partial<ChatEventCommon> &
+  (
+    | { allDay?: undefined }
+    | { allDay: false; startsAt: Date; endsAt?: Date }
+    | { allDay: true; startDate: string; endDate?: string }
+  );
+
+// ---------------------------------------------------------------------------------------------------------
+// Feeds and weather, as the tools read them.
+
+export interface FeedItemView {
+  id: number;
+  feedId: number;
+  feedTitle: string;
+  title: string;
+  link: string | null;
+  summary: string;
+  publishedAt: Date | null;
+  /** Which of the asked-for interests the item mentions. */
+  matchedInterests: string[];
+}
+
+export interface FeedItemQuery {
+  max: number;
+  /** Items from feeds tagged with this topic, or whose title/summary mention it. */
+  topic?: string | undefined;
+  /** Without a topic: items mentioning one of these take the available slots first. */
+  interests?: readonly string[] | undefined;
+}
+
+/** A forecast as the background refresh cached it (Open-Meteo's JSON), with when it was fetched. */
+export interface CachedForecast {
+  latitude: number;
+  longitude: number;
+  payload: Record<string, unknown>;
+  fetchedAt: Date;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Destructive tool calls waiting for the user.
+
+export const PENDING_ACTION_STATES = ["pending", "confirmed", "cancelled", "expired"] as const;
+export type PendingActionState = (typeof PENDING_ACTION_STATES)[number];
+
+export interface PendingAction {
+  id: number;
+  userId: number;
+  conversationId: number | null;
+  toolName: string;
+  arguments: Record<string, unknown>;
+  summary: string;
+  state: PendingActionState;
+  result: string | null;
+  expiresAt: Date;
+  createdAt: Date;
+  resolvedAt: Date | null;
+}
+
+export interface NewPendingAction {
+  userId: number;
+  conversationId: number | null;
+  toolName: string;
+  arguments: Record<string, unknown>;
+  summary: string;
+  at: Date;
+  expiresAt: Date;
+}
