@@ -29,8 +29,8 @@ export interface OpenDatabase {
   kind: "pglite" | "postgres";
   /** Where the data lives, for start-up messages (password removed). */
   location: string;
-  /** Applies committed migrations; idempotent. */
-  migrate(): Promise<void>;
+  /** Applies committed migrations (or those of another folder, e.g. a prefix of them); idempotent. */
+  migrate(options?: { migrationsFolder?: string }): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -46,7 +46,8 @@ export async function openDatabase(config: DatabaseConfig): Promise<OpenDatabase
       db: db as unknown as Database,
       kind: "postgres",
       location: redactUrl(config.databaseUrl),
-      migrate: () => migratePostgres(db, { migrationsFolder }),
+      migrate: (options) =>
+        migratePostgres(db, { migrationsFolder: options?.migrationsFolder ?? migrationsFolder }),
       ping: async () => {
         await client`select 1`;
       },
@@ -62,7 +63,8 @@ export async function openDatabase(config: DatabaseConfig): Promise<OpenDatabase
     db: db as unknown as Database,
     kind: "pglite",
     location: config.dataDir,
-    migrate: () => migratePglite(db, { migrationsFolder }),
+    migrate: (options) =>
+      migratePglite(db, { migrationsFolder: options?.migrationsFolder ?? migrationsFolder }),
     ping: async () => {
       await client.query("select 1");
     },

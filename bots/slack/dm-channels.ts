@@ -3,10 +3,8 @@
  * opened (conversations.open) and recorded whenever it is missing.
  */
 import type { webApi } from "@slack/bolt";
-import { and, eq, isNull } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
-import { findUserByIdentity, setIdentityChat } from "../../db/queries/users.ts";
-import { identities } from "../../db/schema/index.ts";
+import { findUserByIdentity, identitiesWithoutChat, setIdentityChat } from "../../db/queries/users.ts";
 import type { Logger } from "../../src/logger.ts";
 
 /** A Slack user id (U…/W…) rather than a conversation id. */
@@ -36,10 +34,7 @@ export async function openMissingDmChannels(
   client: webApi.WebClient,
   logger: Logger,
 ): Promise<void> {
-  const missing = await db
-    .select({ id: identities.id, externalUserId: identities.externalUserId })
-    .from(identities)
-    .where(and(eq(identities.platform, "slack"), isNull(identities.chatId)));
+  const missing = await identitiesWithoutChat(db, "slack");
   for (const identity of missing) {
     try {
       await dmChannelFor({ client, db }, identity.externalUserId, { identityId: identity.id, chatId: null });

@@ -14,6 +14,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { App, HTTPReceiver, webApi } from "@slack/bolt";
 import type { Database } from "../../db/client.ts";
+import { claimEvent, pruneProcessedEvents } from "../../db/queries/processed-events.ts";
 import type { SlackConfig } from "../../src/config/config.ts";
 import type { Assistant, PlatformSender } from "../../src/core/assistant.ts";
 import type { Clock } from "../../src/core/clock.ts";
@@ -25,7 +26,6 @@ import { createSlackSender } from "./delivery.ts";
 import { openMissingDmChannels } from "./dm-channels.ts";
 import type { SlackHandlerDeps } from "./handler-deps.ts";
 import { registerMessages } from "./messages.ts";
-import { claimEvent, pruneProcessedEvents } from "./processed-events.ts";
 
 export const SLACK_EVENTS_PATH = "/slack/events";
 
@@ -161,7 +161,7 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
         await (port !== undefined ? app.start(port) : app.start());
         started = true;
       }
-      await pruneProcessedEvents(db, new Date(clock.now().getTime() - PROCESSED_EVENT_RETENTION_MS));
+      await pruneProcessedEvents(db, "slack", new Date(clock.now().getTime() - PROCESSED_EVENT_RETENTION_MS));
       await openMissingDmChannels(db, app.client, logger);
     },
     async stop() {

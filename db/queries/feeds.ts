@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
-import { interestsFromProfile, matchesKeyword } from "../../src/sources/feeds/interests.ts";
 import type { Database } from "../client.ts";
-import { type Feed, type FeedItem, feedItems, feeds, type User, users } from "../schema/index.ts";
+import { type Feed, type FeedItem, feedItems, feeds, users } from "../schema/index.ts";
+import { matchesKeyword } from "./keywords.ts";
 
 export class FeedExistsError extends Error {
   constructor(readonly feed: Feed) {
@@ -179,10 +179,7 @@ export interface ListFeedItemsOptions {
   max: number;
   /** Items from feeds tagged with this topic, or whose title/summary mention it. */
   topic?: string | undefined;
-  /**
-   * Used when no topic is given: items mentioning an interest take the available slots first.
-   * Defaults to `interestsFromProfile(user.profile)`; pass [] to disable.
-   */
+  /** Used when no topic is given: items mentioning an interest take the available slots first. */
   interests?: readonly string[] | undefined;
 }
 
@@ -192,7 +189,7 @@ const INTEREST_WINDOW = 500;
 /** The user's feed items, newest first (undated items by when we fetched them). */
 export async function listFeedItems(
   db: Database,
-  user: Pick<User, "id" | "profile">,
+  user: { id: number },
   options: ListFeedItemsOptions,
 ): Promise<FeedItemView[]> {
   const max = Math.max(0, Math.min(Math.floor(options.max), 200));
@@ -201,7 +198,7 @@ export async function listFeedItems(
   const conditions: SQL[] = [eq(feedItems.userId, user.id)];
   if (topic) conditions.push(topicCondition(topic));
 
-  const interests = topic ? [] : normaliseTopics(options.interests ?? interestsFromProfile(user.profile));
+  const interests = topic ? [] : normaliseTopics(options.interests ?? []);
   const rows = await db
     .select({
       item: feedItems,

@@ -3,7 +3,6 @@
  * what arguments, and when. Their `createdAt` is the run's clock at the call, so "as of" is exact.
  */
 import { and, asc, desc, eq } from "drizzle-orm";
-import type { Receipt } from "../../src/core/assistant.ts";
 import type { Database } from "../client.ts";
 import {
   type MessageMetadata,
@@ -11,6 +10,19 @@ import {
   type NewStoredMessage,
   type StoredMessage,
 } from "../schema/index.ts";
+
+/** A tool result read back as evidence: the call's arguments, its parsed result, and when it ran. */
+export interface Receipt {
+  /** Message id of the stored tool result. */
+  id: number;
+  runId: number | null;
+  toolName: string;
+  arguments: Record<string, unknown>;
+  result: unknown;
+  /** True when the call failed or was refused. */
+  error: boolean;
+  at: Date;
+}
 
 export async function insertMessages(db: Database, rows: NewStoredMessage[]): Promise<StoredMessage[]> {
   if (rows.length === 0) return [];

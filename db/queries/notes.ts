@@ -3,17 +3,14 @@ import type { Database } from "../client.ts";
 import { type Note, notes } from "../schema/index.ts";
 import { escapeLike } from "./projects.ts";
 
-const DAY_MS = 86_400_000;
-
+/** The user's notes, newest first; only those written since `since` when given. */
 export async function listNotes(
   db: Database,
   userId: number,
-  options: { now: Date; recentDays?: number; limit?: number },
+  options: { since?: Date | undefined; limit?: number },
 ): Promise<Note[]> {
   const mine = eq(notes.userId, userId);
-  const since = options.recentDays
-    ? new Date(options.now.getTime() - options.recentDays * DAY_MS)
-    : undefined;
+  const { since } = options;
   return db
     .select()
     .from(notes)

@@ -3,10 +3,9 @@
  * but its receipts stay readable in `run_archives`, so `/receipts` can still answer "what did it see?".
  */
 import { eq, inArray } from "drizzle-orm";
-import type { Receipt } from "../../src/core/assistant.ts";
 import type { Database } from "../client.ts";
 import { briefingRuns, messages, runArchives } from "../schema/index.ts";
-import { receiptFromMessage } from "./messages.ts";
+import { type Receipt, receiptFromMessage } from "./messages.ts";
 import { listRunsToArchive } from "./runs.ts";
 
 const DAY_MS = 86_400_000;

@@ -1,6 +1,12 @@
 import { and, asc, desc, eq, inArray, isNull, lt } from "drizzle-orm";
 import type { Database } from "../client.ts";
-import { type BriefingRun, briefingRuns, type GroundingVerdict, messages } from "../schema/index.ts";
+import {
+  type BriefingRun,
+  briefingRuns,
+  type GroundingVerdict,
+  messages,
+  type SlotName,
+} from "../schema/index.ts";
 import { NotFoundError } from "./users.ts";
 
 /** States in which a run has prose a person can read and follow up on. */
@@ -8,7 +14,7 @@ export const FINISHED_STATES = ["generated", "delivering", "delivered"] as const
 
 export async function createRun(
   db: Database,
-  values: { userId: number; slot: string; localDate: string; trigger: "schedule" | "manual"; at: Date },
+  values: { userId: number; slot: SlotName; localDate: string; trigger: "schedule" | "manual"; at: Date },
 ): Promise<BriefingRun> {
   const [run] = await db
     .insert(briefingRuns)

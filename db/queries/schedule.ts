@@ -10,12 +10,13 @@ import {
   deliveries,
   messages,
   type RunState,
+  type SlotName,
   users,
 } from "../schema/index.ts";
 
 export interface ScheduledKey {
   userId: number;
-  slot: string;
+  slot: SlotName;
   localDate: string;
 }
 

@@ -1,20 +1,19 @@
 import { and, asc, desc, eq, gte, isNotNull, lt, sql } from "drizzle-orm";
-import { addDays, localDate, localTime, startOfLocalDay } from "../../src/core/local-time.ts";
 import type { Database } from "../client.ts";
 import { type NewTask, type Task, type TaskPriority, tasks } from "../schema/index.ts";
 import { NotFoundError } from "./users.ts";
 
-export const TASK_FILTERS = ["due_today", "overdue", "high_priority", "open", "completed_recently"] as const;
-export type TaskFilter = (typeof TASK_FILTERS)[number];
+export type TaskFilter = "due_today" | "overdue" | "high_priority" | "open" | "completed_recently";
 
-/** Whose "today": every date filter is computed in the user's zone, never the server's. */
-export interface UserClock {
-  userId: number;
-  timeZone: string;
-  now: Date;
+/** Which tasks; the caller works out the user's local "today" (and "recently"), never the server. */
+export interface TaskQuery {
+  filter: TaskFilter;
+  /** The user's local date, "YYYY-MM-DD". */
+  today: string;
+  /** For `completed_recently`: completions since this instant. */
+  completedSince: Date;
+  limit?: number;
 }
-
-const RECENT_COMPLETION_DAYS = 2;
 
 /**
  * Tasks matching a filter for one user.
@@ -22,19 +21,15 @@ const RECENT_COMPLETION_DAYS = 2;
  * - overdue: open, due before the user's local date.
  * - high_priority: open, priority high.
  * - open: every open task, soonest due first, undated last.
- * - completed_recently: completed since the start of yesterday, local time.
+ * - completed_recently: completed since `completedSince`, newest first.
  */
-export async function listTasks(
-  db: Database,
-  who: UserClock,
-  filter: TaskFilter,
-  limit = 50,
-): Promise<Task[]> {
-  const today = localDate(who.now, who.timeZone);
-  const mine = eq(tasks.userId, who.userId);
+export async function listTasks(db: Database, userId: number, query: TaskQuery): Promise<Task[]> {
+  const { today } = query;
+  const limit = query.limit ?? 50;
+  const mine = eq(tasks.userId, userId);
   const open = eq(tasks.status, "open");
   const byDue = [asc(sql`${tasks.dueDate} is null`), asc(tasks.dueDate), asc(tasks.dueTime), asc(tasks.id)];
-  switch (filter) {
+  switch (query.filter) {
     case "due_today":
       return db
         .select()
@@ -63,28 +58,14 @@ export async function listTasks(
         .where(and(mine, open))
         .orderBy(...byDue)
         .limit(limit);
-    case "completed_recently": {
-      const since = startOfLocalDay(addDays(today, 1 - RECENT_COMPLETION_DAYS), who.timeZone);
+    case "completed_recently":
       return db
         .select()
         .from(tasks)
-        .where(and(mine, eq(tasks.status, "done"), gte(tasks.completedAt, since)))
+        .where(and(mine, eq(tasks.status, "done"), gte(tasks.completedAt, query.completedSince)))
         .orderBy(desc(tasks.completedAt))
         .limit(limit);
-    }
   }
-}
-
-/** True once a task's due date and time have passed on the user's wall clock. */
-export function isPastDue(
-  task: Pick<Task, "dueDate" | "dueTime" | "status">,
-  now: Date,
-  zone: string,
-): boolean {
-  if (task.status !== "open" || !task.dueDate) return false;
-  const today = localDate(now, zone);
-  if (task.dueDate !== today) return task.dueDate < today;
-  return task.dueTime !== null && task.dueTime < localTime(now, zone);
 }
 
 export async function getTask(db: Database, userId: number, id: number): Promise<Task | undefined> {

@@ -1,4 +1,4 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Database } from "../client.ts";
 import { type Identity, identities, type NewUser, type Platform, type User, users } from "../schema/index.ts";
 
@@ -92,4 +92,13 @@ export async function listIdentities(db: Database, userId: number): Promise<Iden
 /** Records where to deliver (Telegram chat id, Slack DM channel) once the platform tells us. */
 export async function setIdentityChat(db: Database, identityId: number, chatId: string): Promise<void> {
   await db.update(identities).set({ chatId }).where(eq(identities.id, identityId));
+}
+
+/** Linked accounts on a platform whose chat is not known yet (never wrote to the bot, no DM opened). */
+export async function identitiesWithoutChat(db: Database, platform: Platform): Promise<Identity[]> {
+  return db
+    .select()
+    .from(identities)
+    .where(and(eq(identities.platform, platform), isNull(identities.chatId)))
+    .orderBy(asc(identities.id));
 }

@@ -10,19 +10,21 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
-import type { ToolCall } from "../../src/core/model.ts";
+import {
+  conversationPlatformEnum,
+  deliveryPlatformEnum,
+  deliveryStateEnum,
+  messageRoleEnum,
+  pendingActionStateEnum,
+  platformEnum,
+  runModeEnum,
+  runStateEnum,
+  runTriggerEnum,
+  slotNameEnum,
+} from "./enums.ts";
 import { users } from "./users.ts";
 
-export const RUN_STATES = [
-  "claimed",
-  "generating",
-  "generated",
-  "delivering",
-  "delivered",
-  "failed",
-  "skipped",
-] as const;
-export type RunState = (typeof RUN_STATES)[number];
+export type RunState = (typeof runStateEnum.enumValues)[number];
 
 /** The grounding check's verdict, stored on the run. */
 export interface GroundingVerdict {
@@ -39,17 +41,15 @@ export const briefingRuns = pgTable(
     userId: integer()
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    slot: text().notNull(),
+    slot: slotNameEnum().notNull(),
     /** The user's local date the run is for ("YYYY-MM-DD"). */
     localDate: text().notNull(),
     /** schedule: claimed by the scheduler (unique per user/slot/date); manual: /brief or the CLI. */
-    trigger: text({ enum: ["schedule", "manual"] })
-      .notNull()
-      .default("manual"),
-    state: text({ enum: RUN_STATES }).notNull().default("claimed"),
+    trigger: runTriggerEnum().notNull().default("manual"),
+    state: runStateEnum().notNull().default("claimed"),
     reason: text(),
     /** agentic | legacy | digest (the model was unavailable). */
-    mode: text(),
+    mode: runModeEnum(),
     route: text(),
     endpoint: text(),
     model: text(),
@@ -87,7 +87,7 @@ export const conversations = pgTable(
     userId: integer()
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    platform: text({ enum: ["cli", "telegram", "slack"] }).notNull(),
+    platform: conversationPlatformEnum().notNull(),
     /** Platform-specific thread key, e.g. "telegram:<chat>:<root message>" or "slack:<channel>:<thread_ts>". */
     threadKey: text().notNull(),
     runId: integer().references(() => briefingRuns.id, { onDelete: "set null" }),
@@ -100,8 +100,13 @@ export const conversations = pgTable(
 );
 export type Conversation = typeof conversations.$inferSelect;
 
-export const MESSAGE_ROLES = ["system", "user", "assistant", "tool"] as const;
-export type MessageRole = (typeof MESSAGE_ROLES)[number];
+export type MessageRole = (typeof messageRoleEnum.enumValues)[number];
+
+/** A model's tool call as stored on its assistant message (Ollama's shape). */
+export interface StoredToolCall {
+  id?: string;
+  function: { index?: number; name: string; arguments: Record<string, unknown> };
+}
 
 export interface MessageMetadata {
   briefing_slot?: string;
@@ -124,9 +129,9 @@ export const messages = pgTable(
       .references(() => users.id, { onDelete: "cascade" }),
     conversationId: integer().references(() => conversations.id, { onDelete: "cascade" }),
     runId: integer().references(() => briefingRuns.id, { onDelete: "cascade" }),
-    role: text({ enum: MESSAGE_ROLES }).notNull(),
+    role: messageRoleEnum().notNull(),
     content: text().notNull().default(""),
-    toolCalls: jsonb().$type<ToolCall[]>(),
+    toolCalls: jsonb().$type<StoredToolCall[]>(),
     toolName: text(),
     toolCallId: text(),
     metadata: jsonb().$type<MessageMetadata>().notNull().default({}),
@@ -152,8 +157,7 @@ export const runArchives = pgTable("run_archives", {
   archivedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
 });
 
-export const DELIVERY_STATES = ["pending", "sending", "sent", "failed"] as const;
-export type DeliveryState = (typeof DELIVERY_STATES)[number];
+export type DeliveryState = (typeof deliveryStateEnum.enumValues)[number];
 
 /** The outbox: a generated briefing waits here until a platform adapter confirms it was posted. */
 export const deliveries = pgTable(
@@ -166,10 +170,10 @@ export const deliveries = pgTable(
     userId: integer()
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    platform: text({ enum: ["telegram", "slack", "cli"] }).notNull(),
+    platform: deliveryPlatformEnum().notNull(),
     /** Telegram chat id or Slack channel. */
     target: text().notNull(),
-    state: text({ enum: DELIVERY_STATES }).notNull().default("pending"),
+    state: deliveryStateEnum().notNull().default("pending"),
     attempts: integer().notNull().default(0),
     lastError: text(),
     /** Telegram message id, or Slack ts of the thread parent. */
@@ -200,9 +204,7 @@ export const pendingActions = pgTable(
     toolName: text().notNull(),
     arguments: jsonb().$type<Record<string, unknown>>().notNull(),
     summary: text().notNull(),
-    state: text({ enum: ["pending", "confirmed", "cancelled", "expired"] })
-      .notNull()
-      .default("pending"),
+    state: pendingActionStateEnum().notNull().default("pending"),
     result: text(),
     expiresAt: timestamp({ withTimezone: true }).notNull(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
@@ -216,9 +218,32 @@ export type PendingAction = typeof pendingActions.$inferSelect;
 export const processedEvents = pgTable(
   "processed_events",
   {
-    platform: text().notNull(),
+    platform: platformEnum().notNull(),
     eventId: text().notNull(),
     receivedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.platform, t.eventId] })],
 );
+
+/**
+ * Which thread (and run) a platform message belongs to: every bot message of a briefing's chain, so a reply
+ * to any of them finds the run and the thread's root key. Keys are the adapters' own encodings.
+ */
+export const platformMessages = pgTable(
+  "platform_messages",
+  {
+    platform: platformEnum().notNull(),
+    messageKey: text().notNull(),
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    runId: integer().references(() => briefingRuns.id, { onDelete: "cascade" }),
+    threadKey: text().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.platform, t.messageKey] }),
+    index("platform_messages_run_idx").on(t.runId),
+  ],
+);
+export type PlatformMessage = typeof platformMessages.$inferSelect;

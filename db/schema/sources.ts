@@ -10,6 +10,7 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+import { eventStatusEnum } from "./enums.ts";
 import { users } from "./users.ts";
 
 /** An iCalendar subscription: a secret ICS address or a local .ics file. */
@@ -69,9 +70,7 @@ export const events = pgTable(
     endDate: text(),
     /** The zone the event was written in (TZID), for display. */
     timeZone: text(),
-    status: text({ enum: ["confirmed", "tentative", "cancelled"] })
-      .notNull()
-      .default("confirmed"),
+    status: eventStatusEnum().notNull().default("confirmed"),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },

@@ -10,20 +10,25 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+import {
+  briefingModeEnum,
+  platformEnum,
+  projectStatusEnum,
+  type slotNameEnum,
+  taskPriorityEnum,
+  taskStatusEnum,
+} from "./enums.ts";
 
-export const SLOT_NAMES = ["morning", "midday", "afternoon", "evening"] as const;
-export type SlotName = (typeof SLOT_NAMES)[number];
+export type SlotName = (typeof slotNameEnum.enumValues)[number];
 /** Local "HH:MM" per slot; null means the slot is off. */
 export type SlotTimes = Record<SlotName, string | null>;
-export const DEFAULT_SLOT_TIMES: SlotTimes = {
+/** What a new user gets (the core's DEFAULT_SLOT_TIMES; `test/db/enums.test.ts` keeps them equal). */
+export const SLOT_TIMES_DEFAULT: SlotTimes = {
   morning: "07:00",
   midday: "12:30",
   afternoon: "16:30",
   evening: null,
 };
-
-export const BRIEFING_MODES = ["agentic", "legacy"] as const;
-export type BriefingMode = (typeof BRIEFING_MODES)[number];
 
 export const users = pgTable("users", {
   id: serial().primaryKey(),
@@ -33,16 +38,15 @@ export const users = pgTable("users", {
   latitude: doublePrecision(),
   longitude: doublePrecision(),
   profile: text().notNull().default(""),
-  slots: jsonb().$type<SlotTimes>().notNull().default(DEFAULT_SLOT_TIMES),
-  briefingMode: text({ enum: BRIEFING_MODES }).notNull().default("agentic"),
+  slots: jsonb().$type<SlotTimes>().notNull().default(SLOT_TIMES_DEFAULT),
+  briefingMode: briefingModeEnum().notNull().default("agentic"),
   preferredModel: text(),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
 });
 export type User = typeof users.$inferSelect;
 export type NewUser = typeof users.$inferInsert;
 
-export const PLATFORMS = ["telegram", "slack"] as const;
-export type Platform = (typeof PLATFORMS)[number];
+export type Platform = (typeof platformEnum.enumValues)[number];
 
 /** Maps a platform account to a briefbot user; the only way a platform message reaches user data. */
 export const identities = pgTable(
@@ -52,7 +56,7 @@ export const identities = pgTable(
     userId: integer()
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    platform: text({ enum: PLATFORMS }).notNull(),
+    platform: platformEnum().notNull(),
     /** Telegram numeric user id, or Slack user id (U…). */
     externalUserId: text().notNull(),
     /** Telegram private chat id, or Slack DM channel (D…) once known. */
@@ -76,9 +80,7 @@ export const projects = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     name: text().notNull(),
-    status: text({ enum: ["active", "paused", "done", "archived"] })
-      .notNull()
-      .default("active"),
+    status: projectStatusEnum().notNull().default("active"),
     summary: text().notNull().default(""),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
@@ -88,8 +90,7 @@ export const projects = pgTable(
 export type Project = typeof projects.$inferSelect;
 export type ProjectStatus = Project["status"];
 
-export const TASK_PRIORITIES = ["low", "normal", "high"] as const;
-export type TaskPriority = (typeof TASK_PRIORITIES)[number];
+export type TaskPriority = (typeof taskPriorityEnum.enumValues)[number];
 
 export const tasks = pgTable(
   "tasks",
@@ -108,10 +109,8 @@ export const tasks = pgTable(
     dueDate: text(),
     /** Optional local "HH:MM" on the due date. */
     dueTime: text(),
-    priority: text({ enum: TASK_PRIORITIES }).notNull().default("normal"),
-    status: text({ enum: ["open", "done"] })
-      .notNull()
-      .default("open"),
+    priority: taskPriorityEnum().notNull().default("normal"),
+    status: taskStatusEnum().notNull().default("open"),
     completedAt: timestamp({ withTimezone: true }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),

@@ -1,16 +1,26 @@
 import { expect, it } from "vitest";
+import type { Database } from "../../db/client.ts";
 import {
   completeTask,
   createTask,
   deleteTask,
   getTask,
-  isPastDue,
   listTasks,
   updateTask,
 } from "../../db/queries/tasks.ts";
+import type { TaskFilter } from "../../src/core/domain.ts";
+import { isPastDue, taskQuery } from "../../src/core/tasks.ts";
 import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
 
-const titles = (rows: { title: string }[]) => rows.map((row) => row.title);
+/** Titles of a user's tasks for a filter, "today" worked out in their zone at `now` as the tools do. */
+async function titles(
+  db: Database,
+  who: { userId: number; timeZone: string; now: Date },
+  filter: TaskFilter,
+): Promise<string[]> {
+  const rows = await listTasks(db, who.userId, taskQuery(filter, who.timeZone, who.now));
+  return rows.map((row) => row.title);
+}
 
 describeEachDatabase("task filters in the user's time zone", (getDb) => {
   it("a task due 1 December is today's in Auckland while it is still 30 November in Los Angeles", async () => {
@@ -24,10 +34,10 @@ describeEachDatabase("task filters in the user's time zone", (getDb) => {
     }
     const nz = { userId: auckland.id, timeZone: auckland.timeZone, now };
     const la = { userId: losAngeles.id, timeZone: losAngeles.timeZone, now };
-    expect(titles(await listTasks(db, nz, "due_today"))).toEqual(["Pay rent"]);
-    expect(titles(await listTasks(db, nz, "overdue"))).toEqual(["Call bank"]);
-    expect(titles(await listTasks(db, la, "due_today"))).toEqual(["Call bank"]);
-    expect(titles(await listTasks(db, la, "overdue"))).toEqual([]);
+    expect(await titles(db, nz, "due_today")).toEqual(["Pay rent"]);
+    expect(await titles(db, nz, "overdue")).toEqual(["Call bank"]);
+    expect(await titles(db, la, "due_today")).toEqual(["Call bank"]);
+    expect(await titles(db, la, "overdue")).toEqual([]);
   });
 
   it("keeps London's today right across the spring-forward change", async () => {
@@ -35,17 +45,11 @@ describeEachDatabase("task filters in the user's time zone", (getDb) => {
     const london = await createTestUser(db, { timeZone: "Europe/London" });
     await createTask(db, { userId: london.id, title: "Clocks went forward", dueDate: "2026-03-29" });
     const who = (iso: string) => ({ userId: london.id, timeZone: "Europe/London", now: new Date(iso) });
-    expect(titles(await listTasks(db, who("2026-03-28T23:30:00Z"), "due_today"))).toEqual([]);
-    expect(titles(await listTasks(db, who("2026-03-29T00:30:00Z"), "due_today"))).toEqual([
-      "Clocks went forward",
-    ]);
+    expect(await titles(db, who("2026-03-28T23:30:00Z"), "due_today")).toEqual([]);
+    expect(await titles(db, who("2026-03-29T00:30:00Z"), "due_today")).toEqual(["Clocks went forward"]);
     // 23:30 BST on the 29th is 22:30 UTC: still the 29th locally.
-    expect(titles(await listTasks(db, who("2026-03-29T22:30:00Z"), "due_today"))).toEqual([
-      "Clocks went forward",
-    ]);
-    expect(titles(await listTasks(db, who("2026-03-29T23:30:00Z"), "overdue"))).toEqual([
-      "Clocks went forward",
-    ]);
+    expect(await titles(db, who("2026-03-29T22:30:00Z"), "due_today")).toEqual(["Clocks went forward"]);
+    expect(await titles(db, who("2026-03-29T23:30:00Z"), "overdue")).toEqual(["Clocks went forward"]);
   });
 
   it("keeps New York's today right across the fall-back change", async () => {
@@ -54,8 +58,8 @@ describeEachDatabase("task filters in the user's time zone", (getDb) => {
     await createTask(db, { userId: ny.id, title: "Fall back", dueDate: "2026-11-01" });
     const who = (iso: string) => ({ userId: ny.id, timeZone: "America/New_York", now: new Date(iso) });
     // 23:30 EST on 1 November; a fixed summer offset would already call it the 2nd.
-    expect(titles(await listTasks(db, who("2026-11-02T04:30:00Z"), "due_today"))).toEqual(["Fall back"]);
-    expect(titles(await listTasks(db, who("2026-11-02T05:30:00Z"), "overdue"))).toEqual(["Fall back"]);
+    expect(await titles(db, who("2026-11-02T04:30:00Z"), "due_today")).toEqual(["Fall back"]);
+    expect(await titles(db, who("2026-11-02T05:30:00Z"), "overdue")).toEqual(["Fall back"]);
   });
 
   it("filters high priority, open and recently completed tasks, only the user's own", async () => {
@@ -72,9 +76,9 @@ describeEachDatabase("task filters in the user's time zone", (getDb) => {
     await completeTask(db, ann.id, old.id, new Date("2026-11-25T10:00:00Z"));
     await completeTask(db, ann.id, recent.id, new Date("2026-12-01T08:00:00Z"));
     const who = { userId: ann.id, timeZone: ann.timeZone, now };
-    expect(titles(await listTasks(db, who, "high_priority"))).toEqual(["Urgent"]);
-    expect(titles(await listTasks(db, who, "open"))).toEqual(["Soon", "Urgent", "Someday"]);
-    expect(titles(await listTasks(db, who, "completed_recently"))).toEqual(["Done yesterday"]);
+    expect(await titles(db, who, "high_priority")).toEqual(["Urgent"]);
+    expect(await titles(db, who, "open")).toEqual(["Soon", "Urgent", "Someday"]);
+    expect(await titles(db, who, "completed_recently")).toEqual(["Done yesterday"]);
   });
 
   it("never updates, completes or deletes another user's task", async () => {

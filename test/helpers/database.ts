@@ -27,14 +27,19 @@ export interface TestDatabase {
   dispose(): Promise<void>;
 }
 
-export async function createTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
+/** A throwaway database with the committed migrations applied, or none with `migrated: false`. */
+export async function createTestDatabase(
+  kind: DatabaseKind,
+  options: { migrated?: boolean } = {},
+): Promise<TestDatabase> {
+  const migrated = options.migrated ?? true;
   if (kind === "pglite") {
-    const template = inject("pgliteTemplate");
+    const template = migrated ? inject("pgliteTemplate") : undefined;
     const open = await openDatabase({
       dataDir: "memory://",
       pgliteTemplate: template ? new Blob([readFileSync(template)]) : undefined,
     });
-    await open.migrate();
+    if (migrated) await open.migrate();
     return { open, url: undefined, dispose: () => open.close() };
   }
   const name = `briefbot_test_${process.pid}_${randomBytes(4).toString("hex")}`;
@@ -43,7 +48,7 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
   const url = new URL(TEST_POSTGRES_URL);
   url.pathname = `/${name}`;
   const open = await openDatabase({ databaseUrl: url.toString(), dataDir: "" });
-  await open.migrate();
+  if (migrated) await open.migrate();
   return {
     open,
     url: url.toString(),

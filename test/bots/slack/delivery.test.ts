@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ACTION_RECEIPTS } from "../../../bots/slack/format.ts";
-import { claimEvent } from "../../../bots/slack/processed-events.ts";
 import { findConversation } from "../../../db/queries/conversations.ts";
+import { claimEvent } from "../../../db/queries/processed-events.ts";
 import { createRun } from "../../../db/queries/runs.ts";
 import { findUserByIdentity } from "../../../db/queries/users.ts";
 import type { BriefingMessage } from "../../../src/core/assistant.ts";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { interestsFromProfile, matchesKeyword } from "../../../src/sources/feeds/interests.ts";
+import { matchesKeyword } from "../../../db/queries/keywords.ts";
+import { interestsFromProfile } from "../../../src/core/feeds/interests.ts";
 
 describe("interestsFromProfile", () => {
   it("reads an inline line", () => {

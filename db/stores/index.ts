@@ -1,0 +1,35 @@
+/**
+ * The core's ports over one database. Nothing here imports the core: the stores fit its port interfaces
+ * structurally, and the composition root assigns `createDbPorts(db)` to `Ports`, so the compiler checks it.
+ */
+import type { Database } from "../client.ts";
+import { createConfirmations } from "./confirmations.ts";
+import { createConversations } from "./conversations.ts";
+import { createPlatformState } from "./platform-state.ts";
+import { createReceiptLog } from "./receipts.ts";
+import { createRecords } from "./records.ts";
+import { createRunStore } from "./runs.ts";
+import { createSources } from "./sources.ts";
+import { createUsers } from "./users.ts";
+
+export function createDbPorts(db: Database) {
+  return {
+    users: createUsers(db),
+    runs: createRunStore(db),
+    receipts: createReceiptLog(db),
+    conversations: createConversations(db),
+    records: createRecords(db),
+    confirmations: createConfirmations(db),
+    sources: createSources(db),
+    platformState: createPlatformState(db),
+  };
+}
+
+export { createConfirmations } from "./confirmations.ts";
+export { createConversations } from "./conversations.ts";
+export { createPlatformState } from "./platform-state.ts";
+export { createReceiptLog } from "./receipts.ts";
+export { createRecords } from "./records.ts";
+export { createRunStore } from "./runs.ts";
+export { createSources } from "./sources.ts";
+export { createUsers } from "./users.ts";

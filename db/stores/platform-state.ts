@@ -1,0 +1,22 @@
+/** What the platform adapters keep between updates: linked accounts, thread links, handled events. */
+import type { Database } from "../client.ts";
+import { findPlatformMessage, linkPlatformMessages } from "../queries/platform-messages.ts";
+import { claimEvent, pruneProcessedEvents } from "../queries/processed-events.ts";
+import { findUserByIdentity, identitiesWithoutChat, setIdentityChat } from "../queries/users.ts";
+import type { Platform } from "../schema/index.ts";
+
+export function createPlatformState(db: Database) {
+  return {
+    findAccount: (platform: Platform, externalUserId: string) =>
+      findUserByIdentity(db, platform, externalUserId),
+    rememberChat: (identityId: number, chatId: string) => setIdentityChat(db, identityId, chatId),
+    identitiesWithoutChat: (platform: Platform) => identitiesWithoutChat(db, platform),
+    linkMessages: (link: Parameters<typeof linkPlatformMessages>[1]) => linkPlatformMessages(db, link),
+    async findMessage(platform: Platform, messageKey: string, userId: number) {
+      const row = await findPlatformMessage(db, platform, messageKey, userId);
+      return row ? { userId: row.userId, runId: row.runId, threadKey: row.threadKey } : undefined;
+    },
+    claimEvent: (platform: Platform, eventId: string, at: Date) => claimEvent(db, platform, eventId, at),
+    pruneEvents: (platform: Platform, before: Date) => pruneProcessedEvents(db, platform, before),
+  };
+}
