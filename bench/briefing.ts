@@ -9,12 +9,10 @@
 import { openDatabase } from "../db/client.ts";
 import { getRun } from "../db/queries/runs.ts";
 import { createUser } from "../db/queries/users.ts";
+import { createDbPorts } from "../db/stores/index.ts";
 import { resolveModelRoutes } from "../src/config/model-routes.ts";
-import type { BriefingOutcome } from "../src/core/assistant.ts";
-import { runBriefing } from "../src/core/briefing/run-briefing.ts";
-import { fixedClock } from "../src/core/clock.ts";
+import { type BriefingOutcome, composeCore, fixedClock, silentLogger } from "../src/core/index.ts";
 import { createModelClient } from "../src/models/index.ts";
-import { createDefaultToolRegistry } from "../src/tools/index.ts";
 import { LONDON, START, seedTasks, seedWeather } from "../test/core/fixture.ts";
 import {
   type ReplyFunction,
@@ -69,26 +67,19 @@ export async function runBriefingBench(): Promise<BenchSection> {
     const legacy = await createUser(db, { name: "bench-legacy", ...LONDON, briefingMode: "legacy" });
     for (const user of [agentic, legacy]) await seedTasks(db, user);
     await seedWeather(db);
-    const tools = createDefaultToolRegistry();
-    const depsFor = (model: string) => ({
-      db,
-      clock,
-      tools,
-      model: createModelClient({ routes: resolveModelRoutes(undefined, { ollamaHost: server.url, model }) }),
-    });
+    const ports = createDbPorts(db);
 
     const measure = async (model: string, user: typeof agentic): Promise<Measure> => {
-      const deps = depsFor(model);
-      await deps.model.canRunAgentic("briefing"); // capability probe cached outside the timed runs
+      const client = createModelClient({
+        routes: resolveModelRoutes(undefined, { ollamaHost: server.url, model }),
+      });
+      const { assistant } = composeCore({ ports, model: client, clock, config: {}, logger: silentLogger });
+      await client.canRunAgentic("briefing"); // capability probe cached outside the timed runs
       const samples: Measure[] = [];
       for (let round = 0; round < ROUNDS; round++) {
         const requestsBefore = server.chatRequests(model).length;
         const started = performance.now();
-        const outcome: BriefingOutcome = await runBriefing(deps, {
-          user,
-          slot: "morning",
-          trigger: "manual",
-        });
+        const outcome: BriefingOutcome = await assistant.brief(user.id, { slot: "morning" });
         const wallMs = performance.now() - started;
         const requests = server.chatRequests(model).slice(requestsBefore);
         samples.push({

@@ -15,15 +15,13 @@ import { createTelegramBot } from "../bots/telegram/index.ts";
 import { openDatabase } from "../db/client.ts";
 import { finishRun, startClaimedRun } from "../db/queries/runs.ts";
 import { briefingRuns, deliveries, identities, users } from "../db/schema/index.ts";
+import { createDbPorts } from "../db/stores/index.ts";
 import { resolveModelRoutes } from "../src/config/model-routes.ts";
-import type { PlatformSender } from "../src/core/assistant.ts";
-import { createAssistant } from "../src/core/assistant-service.ts";
-import type { Clock } from "../src/core/clock.ts";
+import { type Clock, composeCore, type PlatformSender, silentLogger } from "../src/core/index.ts";
 import { TELEGRAM_LIMITS } from "../src/delivery/pacer.ts";
 import { createDeliveryWorker } from "../src/delivery/worker.ts";
 import { createModelClient } from "../src/models/index.ts";
 import { type BriefingGenerator, createScheduler } from "../src/scheduler/scheduler.ts";
-import { createDefaultToolRegistry } from "../src/tools/index.ts";
 import { telegramConfigFor } from "../test/bots/telegram/harness.ts";
 import { type OllamaTestServer, startOllamaServer } from "../test/servers/ollama-server.ts";
 import { startTelegramServer } from "../test/servers/telegram-server.ts";
@@ -113,12 +111,13 @@ export async function runFanoutBench(options: FanoutOptions = {}): Promise<Bench
     const bot = createTelegramBot({
       config: telegramConfigFor(telegram),
       db,
-      assistant: createAssistant({
-        db,
+      assistant: composeCore({
+        ports: createDbPorts(db),
         model: models[0] ?? fail(),
         clock,
-        tools: createDefaultToolRegistry(),
-      }),
+        config: {},
+        logger: silentLogger,
+      }).assistant,
       clock,
       retry: { maxAttempts: 1, maxDelaySeconds: 5 },
     });

@@ -4,17 +4,17 @@
  */
 import { createSlackApp, SLACK_EVENTS_PATH, type SlackApp } from "../bots/slack/index.ts";
 import { createTelegramBot, type TelegramBot } from "../bots/telegram/index.ts";
+import type { Database, OpenDatabase } from "../db/client.ts";
 import { expirePendingActions } from "../db/queries/pending-actions.ts";
 import { rollUpOldRuns } from "../db/queries/retention.ts";
-import { buildAssistantDeps } from "./assistant-deps.ts";
-import { inspectModelRoutes } from "./cli/commands/models.ts";
-import type { CliContext } from "./cli/context.ts";
-import type { PlatformSender } from "./core/assistant.ts";
-import { createAssistant } from "./core/assistant-service.ts";
-import { runBriefing } from "./core/briefing/run-briefing.ts";
+import { buildCore } from "./build-core.ts";
+import type { Config } from "./config/config.ts";
+import type { Assistant, PlatformSender } from "./core/assistant.ts";
+import type { Clock } from "./core/clock.ts";
 import type { DeliveryObserver } from "./delivery/hooks.ts";
 import { createDeliveryWorker, type DeliveryWorker } from "./delivery/worker.ts";
 import type { Logger } from "./logger.ts";
+import { createModelClient } from "./models/index.ts";
 import { startScheduler } from "./scheduler/scheduler.ts";
 import { createHealthCheck } from "./server/health.ts";
 import { createHttpServer, type RouteHandler } from "./server/http-server.ts";
@@ -24,7 +24,14 @@ import { startFeedSync } from "./sources/feeds/sync-feed.ts";
 import { startPeriodicSync } from "./sources/periodic-sync.ts";
 import { startWeatherSync } from "./sources/weather/get-weather.ts";
 
-export interface AppDeps extends CliContext {
+/** What the running bot is built from; the `start` command (and `brief --deliver`) supply it. */
+export interface AppDeps {
+  db: Database;
+  /** The open database itself: /healthz pings it, the start-up summary names it. */
+  database: OpenDatabase;
+  config: Config;
+  clock: Clock;
+  fetch: typeof fetch;
   logger: Logger;
 }
 
@@ -50,8 +57,8 @@ export interface Platforms {
 
 /** The configured platform adapters over one assistant; shared by `start` and `brief --deliver`. */
 export async function createPlatforms(
-  deps: AppDeps,
-  assistant: ReturnType<typeof createAssistant>,
+  deps: Omit<AppDeps, "database">,
+  assistant: Assistant,
 ): Promise<Platforms> {
   const { config, db, clock, logger } = deps;
   const telegram = config.telegram
@@ -91,7 +98,7 @@ export async function createPlatforms(
 
 /** The delivery outbox over the configured platforms. */
 export function createOutbox(
-  deps: AppDeps,
+  deps: Omit<AppDeps, "database">,
   senders: PlatformSender[],
   observer?: DeliveryObserver,
 ): DeliveryWorker {
@@ -108,15 +115,14 @@ export function createOutbox(
 
 export async function startApp(deps: AppDeps): Promise<RunningApp> {
   const { config, database, db, clock, logger } = deps;
-  const core = buildAssistantDeps({
+  const core = buildCore({
     db,
     config,
     clock,
     fetch: deps.fetch,
     logger: logger.child({ component: "core" }),
   });
-  const assistant = createAssistant(core);
-  const platforms = await createPlatforms(deps, assistant);
+  const platforms = await createPlatforms(deps, core.assistant);
 
   const metrics = createMetrics({
     db,
@@ -136,13 +142,7 @@ export async function startApp(deps: AppDeps): Promise<RunningApp> {
     staleAfterMinutes: config.briefing.staleAfterMinutes,
     logger: logger.child({ component: "scheduler" }),
     observer: metrics,
-    runner: (request) =>
-      runBriefing(core, {
-        user: request.user,
-        slot: request.slot,
-        runId: request.runId,
-        trigger: "schedule",
-      }),
+    runner: core.generateBriefing,
   });
 
   const routes: Record<string, RouteHandler> = {};
@@ -238,7 +238,11 @@ export async function startApp(deps: AppDeps): Promise<RunningApp> {
 
 /** One line per route, with what a probe of its endpoint found, so a dead Ollama is visible at start. */
 async function describeModels(config: AppDeps["config"], fetch: typeof globalThis.fetch): Promise<string[]> {
-  const inspection = await inspectModelRoutes({ routes: config.models, fetch, probeTimeoutMs: 3000 });
+  const inspection = await createModelClient({
+    routes: config.models,
+    fetch,
+    probeTimeoutMs: 3000,
+  }).inspect();
   const endpoints = new Map(inspection.endpoints.map((endpoint) => [endpoint.name, endpoint]));
   return inspection.routes.map((route, index) => {
     const endpoint = endpoints.get(route.endpoint);

@@ -71,7 +71,6 @@ it("delivers a due morning briefing to Telegram once, built from receipts, and s
     database: database.open,
     config,
     clock,
-    out: { line: () => {}, json: () => {}, progress: () => {} },
     fetch: globalThis.fetch,
     logger: silentLogger,
   });

@@ -4,7 +4,7 @@
  * parent, receipts come back through the command's response_url.
  */
 import type { App, RespondFn } from "@slack/bolt";
-import { SLOT_NAMES, type SlotName } from "../../db/schema/index.ts";
+import { isSlotName, SLOT_NAMES, type SlotName } from "../../src/core/index.ts";
 import { findLinkedUser, type LinkedUser, refusalText } from "./access.ts";
 import { postBriefing } from "./delivery.ts";
 import { dmChannelFor } from "./dm-channels.ts";
@@ -106,7 +106,7 @@ export function limitPages(pages: SlackMessage[], max: number, runId: number): S
 function parseSlot(text: string): SlotName | undefined | "invalid" {
   const wanted = text.trim().toLowerCase();
   if (wanted === "") return undefined;
-  return SLOT_NAMES.find((slot) => slot === wanted) ?? "invalid";
+  return isSlotName(wanted) ? wanted : "invalid";
 }
 
 function parseRunId(text: string): number | undefined {

@@ -4,9 +4,16 @@
  */
 import { type Api, Composer, type Context, type Filter } from "grammy";
 import type { Database } from "../../db/client.ts";
-import { type Identity, SLOT_NAMES, type SlotName, type User } from "../../db/schema/index.ts";
-import type { Assistant, ChatReply, ThreadRef } from "../../src/core/assistant.ts";
-import type { Clock } from "../../src/core/clock.ts";
+import type { Identity, User } from "../../db/schema/index.ts";
+import {
+  type Assistant,
+  type ChatReply,
+  type Clock,
+  isSlotName,
+  SLOT_NAMES,
+  type SlotName,
+  type ThreadRef,
+} from "../../src/core/index.ts";
 import { italic, join, type Piece, splitText, text } from "./format.ts";
 import { LiveMessage, startTyping } from "./live.ts";
 import type { TelegramLogger } from "./logger.ts";
@@ -52,7 +59,7 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
   composer.command("brief", async (ctx) => {
     const { chatId, account } = requireAccount(ctx);
     const requested = ctx.match.trim().toLowerCase();
-    if (requested !== "" && !isSlot(requested)) {
+    if (requested !== "" && !isSlotName(requested)) {
       await sendPiece(
         ctx.api,
         chatId,
@@ -69,8 +76,9 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
     try {
       const outcome = await assistant.brief(account.user.id, {
         ...(requested !== "" ? { slot: requested as SlotName } : {}),
-        onProgress: (step) => {
-          progress.push(step);
+        onEvent: (event) => {
+          if (event.type !== "tool-result") return;
+          progress.push(`${event.ok ? "✓" : "✗"} ${event.tool}`);
           live.update(`⏳ Working on your briefing…\n${progress.join("\n")}`);
         },
       });
@@ -243,10 +251,6 @@ const OUTCOME_LABELS: Record<"done" | "cancelled" | "expired" | "already-resolve
 
 function shorten(value: string, max: number): string {
   return value.length <= max ? value : `${value.slice(0, max - 1)}…`;
-}
-
-function isSlot(value: string): value is SlotName {
-  return (SLOT_NAMES as readonly string[]).includes(value);
 }
 
 /** The access gate runs first; a handler without an account means the gate was bypassed, a bug. */

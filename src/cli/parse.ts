@@ -7,7 +7,7 @@ import {
   type SlotTimes,
   TASK_PRIORITIES,
   type TaskPriority,
-} from "../../db/schema/users.ts";
+} from "../core/domain.ts";
 import { addDays, isClockTime, isIsoDate, isValidTimeZone, localDate } from "../core/local-time.ts";
 import { CliError } from "./context.ts";
 

@@ -1,6 +1,8 @@
 import { Command, CommanderError } from "commander";
 import { NotFoundError } from "../../db/queries/users.ts";
 import { ConfigError } from "../config/config.ts";
+import { NotFoundError as CoreNotFoundError, errorMessage } from "../core/errors.ts";
+import { LocationError } from "../sources/weather/set-location.ts";
 import { CliError, type ContextFactory, type Output, type RegisterCommands } from "./context.ts";
 
 export interface CliStreams {
@@ -60,11 +62,15 @@ function reportFailure(error: unknown, streams: CliStreams): number {
     streams.stderr(`briefbot: ${error.message}\n`);
     return error.exitCode;
   }
-  if (error instanceof NotFoundError) {
+  if (error instanceof LocationError) {
+    streams.stderr(`briefbot: ${error.message}\n`);
+    // The lookup service failing is not the user's input: try again later.
+    return error.reason === "unavailable" ? 1 : 2;
+  }
+  if (error instanceof NotFoundError || error instanceof CoreNotFoundError) {
     streams.stderr(`briefbot: ${error.message}\n`);
     return 2;
   }
-  const message = error instanceof Error ? error.message : String(error);
-  streams.stderr(`briefbot: ${message.split("\n")[0]}\n`);
+  streams.stderr(`briefbot: ${errorMessage(error).split("\n")[0]}\n`);
   return 1;
 }

@@ -4,22 +4,10 @@
  * - `PlatformSender` is what the delivery outbox calls to post a generated briefing.
  * Implementations: `createAssistant` in `src/core/assistant-service.ts`; senders in `bots/*`.
  */
-import type { SlotName } from "../../db/schema/users.ts";
+import type { ConversationPlatform, Receipt, RunMode, SlotName } from "./domain.ts";
+import type { BriefingObserver } from "./events.ts";
 
-/** One tool call of a run and what it returned: the evidence a briefing may cite. */
-export interface Receipt {
-  /** Message id of the stored tool result. */
-  id: number;
-  runId: number | null;
-  toolName: string;
-  arguments: Record<string, unknown>;
-  /** The parsed tool result (what the model saw, as JSON). */
-  result: unknown;
-  /** True when the call failed or was refused; `result` then holds `{ error }`. */
-  error: boolean;
-  /** When the tool ran: the data's "as of" time. */
-  at: Date;
-}
+export type { Receipt } from "./domain.ts";
 
 /** One item of the status row, e.g. "✓ checked calendar". */
 export interface StatusCheck {
@@ -37,7 +25,7 @@ export interface BriefingMessage {
   checks: StatusCheck[];
   /** "✓ checked calendar · ✓ looked at tasks · ✓ pulled weather" */
   statusRow: string;
-  mode: "agentic" | "legacy" | "digest";
+  mode: RunMode;
 }
 
 export interface BriefingOutcome extends BriefingMessage {
@@ -48,7 +36,7 @@ export interface BriefingOutcome extends BriefingMessage {
 
 /** Where a conversation happens; the thread key is the platform's own (reply chain root, Slack thread_ts). */
 export interface ThreadRef {
-  platform: "cli" | "telegram" | "slack";
+  platform: ConversationPlatform;
   threadKey: string;
   /** The briefing this thread follows up on, if any. */
   runId?: number | undefined;
@@ -82,10 +70,7 @@ export type ConfirmationOutcome =
 
 export interface Assistant {
   /** Runs a briefing now (manual trigger) and stores it; `slot` defaults from the user's local time. */
-  brief(
-    userId: number,
-    options?: { slot?: SlotName; onProgress?: (text: string) => void },
-  ): Promise<BriefingOutcome>;
+  brief(userId: number, options?: { slot?: SlotName; onEvent?: BriefingObserver }): Promise<BriefingOutcome>;
   /** Receipts of one run, or of the user's latest briefing. Undefined when there is none. */
   receipts(userId: number, runId?: number): Promise<ReceiptsView | undefined>;
   /** A message from the user: a follow-up to `thread.runId` (answered from its receipts) or plain chat. */

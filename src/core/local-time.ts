@@ -29,6 +29,11 @@ export function formatLocal(instant: Date, zone: string, format = "ccc d LLL, HH
   return DateTime.fromJSDate(instant, { zone }).toFormat(format);
 }
 
+/** The instant `days` whole days of 24 hours before `now` ("the last N days"). */
+export function daysBefore(now: Date, days: number): Date {
+  return new Date(now.getTime() - days * 86_400_000);
+}
+
 export function isIsoDate(value: string): boolean {
   return /^\d{4}-\d{2}-\d{2}$/.test(value) && DateTime.fromISO(value).isValid;
 }

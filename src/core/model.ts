@@ -3,18 +3,12 @@
  * The Ollama implementation lives in `src/models/`; the core only knows this shape.
  */
 
+import type { ToolCall } from "./domain.ts";
+
+export type { ToolCall } from "./domain.ts";
+
 /** Which GPU-pinned route a piece of work runs on. */
 export type ModelRole = "interactive" | "briefing" | "background";
-
-export interface ToolCall {
-  /** Ollama emits `call_xxxxxxxx` ids since v0.12.10; older servers omit it. */
-  id?: string;
-  function: {
-    index?: number;
-    name: string;
-    arguments: Record<string, unknown>;
-  };
-}
 
 export type ChatMessage =
   | { role: "system"; content: string }

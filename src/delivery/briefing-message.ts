@@ -5,9 +5,9 @@
 import type { Database } from "../../db/client.ts";
 import { listRunReceipts } from "../../db/queries/messages.ts";
 import { getRun } from "../../db/queries/runs.ts";
-import { SLOT_NAMES, type SlotName } from "../../db/schema/users.ts";
 import type { BriefingMessage } from "../core/assistant.ts";
 import { statusChecks, statusRow } from "../core/briefing/status-row.ts";
+import { isSlotName } from "../core/domain.ts";
 
 export class UndeliverableRunError extends Error {
   constructor(message: string) {
@@ -23,7 +23,7 @@ export async function loadBriefingMessage(db: Database, runId: number): Promise<
     throw new UndeliverableRunError(`run ${runId} has no briefing text`);
   const receipts = await listRunReceipts(db, runId);
   const checks = statusChecks(receipts);
-  const slot = (SLOT_NAMES as readonly string[]).includes(run.slot) ? (run.slot as SlotName) : "morning";
+  const slot = isSlotName(run.slot) ? run.slot : "morning";
   const mode = run.mode === "legacy" || run.mode === "digest" ? run.mode : "agentic";
   return {
     runId: run.id,

@@ -14,10 +14,11 @@ import type { Database } from "../../db/client.ts";
 import { type EventView, listEvents } from "../../db/queries/events.ts";
 import { listRunReceipts } from "../../db/queries/messages.ts";
 import { morningRunOf } from "../../db/queries/schedule.ts";
-import { isPastDue, listTasks } from "../../db/queries/tasks.ts";
+import { listTasks } from "../../db/queries/tasks.ts";
 import { getUser } from "../../db/queries/users.ts";
 import type { Receipt } from "../core/assistant.ts";
 import { formatLocal, localDate as localDateOf, startOfLocalDay } from "../core/local-time.ts";
+import { isPastDue, taskQuery } from "../core/tasks.ts";
 
 export const CHANGES_SINCE_MORNING_TOOL = "changes_since_morning";
 
@@ -60,9 +61,7 @@ export async function changesSinceMorning(
   const morning = await morningRunOf(db, userId, localDate);
   const receipts = morning ? await listRunReceipts(db, morning.id) : [];
   const sinceAt = morningInstant(morning, receipts) ?? startOfLocalDay(localDate, zone);
-  const who = { userId, timeZone: zone, now };
-
-  const completed = await listTasks(db, who, "completed_recently", 200);
+  const completed = await listTasks(db, userId, taskQuery("completed_recently", zone, now, 200));
   const tasksCompleted = completed
     .filter((task) => task.completedAt !== null && task.completedAt >= sinceAt && task.completedAt <= now)
     .map((task) => ({
@@ -72,8 +71,8 @@ export async function changesSinceMorning(
     }));
 
   const pastDueNow = [
-    ...(await listTasks(db, who, "overdue", 200)),
-    ...(await listTasks(db, who, "due_today", 200)),
+    ...(await listTasks(db, userId, taskQuery("overdue", zone, now, 200))),
+    ...(await listTasks(db, userId, taskQuery("due_today", zone, now, 200))),
   ].filter((task) => isPastDue(task, now, zone));
   const newlyOverdue = pastDueNow
     .filter((task) => !isPastDue(task, sinceAt, zone))

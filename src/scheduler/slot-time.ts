@@ -7,7 +7,8 @@
  * - a wall time that exists twice (fall-back, 01:30) runs at its first occurrence.
  */
 import { DateTime } from "luxon";
-import { SLOT_NAMES, type SlotName, type User } from "../../db/schema/users.ts";
+import type { User } from "../../db/schema/users.ts";
+import { SLOT_NAMES, type SlotName } from "../core/domain.ts";
 import { isClockTime, isValidTimeZone, localDate } from "../core/local-time.ts";
 
 export type SchedulableUser = Pick<User, "id" | "timeZone" | "slots" | "createdAt">;

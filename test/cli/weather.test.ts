@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { findUserByName } from "../../db/queries/users.ts";
 import { registerWeatherCommands } from "../../src/cli/commands/weather.ts";
-import { CliError } from "../../src/cli/context.ts";
 import { fixedClock } from "../../src/core/clock.ts";
-import { setUserLocation } from "../../src/sources/weather/set-location.ts";
+import { LocationError, setUserLocation } from "../../src/sources/weather/set-location.ts";
 import { cliHarness } from "../helpers/cli.ts";
 import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
 import { type OpenMeteoServer, startOpenMeteoServer } from "../servers/open-meteo-server.ts";
@@ -23,13 +22,13 @@ describeEachDatabase("briefbot weather and user locations", (getDb) => {
       env: { OPEN_METEO_URL: meteo.url, OPEN_METEO_GEOCODING_URL: meteo.url },
     })(...argv);
 
-  async function rejection(promise: Promise<unknown>): Promise<CliError> {
+  async function rejection(promise: Promise<unknown>): Promise<LocationError> {
     const error = await promise.then(
       () => undefined,
       (caught: unknown) => caught,
     );
-    expect(error).toBeInstanceOf(CliError);
-    return error as CliError;
+    expect(error).toBeInstanceOf(LocationError);
+    return error as LocationError;
   }
 
   it("sets a location by name and prints the forecast", async () => {
@@ -85,7 +84,7 @@ describeEachDatabase("briefbot weather and user locations", (getDb) => {
     try {
       const failure = await rejection(setUserLocation(getDb(), fetch, meteo.url, user.name, "Lisbon"));
       expect(failure.message).toContain("could not look up");
-      expect(failure.exitCode).toBe(1);
+      expect(failure.reason).toBe("unavailable");
     } finally {
       meteo.recover();
     }

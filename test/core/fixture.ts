@@ -1,6 +1,7 @@
 /**
- * What the briefing and chat tests share: the Ollama test server behind the real model client, a fixed
- * clock (Mon 2 Jun 2025, 07:00 in London), and helpers to seed a user's data.
+ * What the briefing and chat tests share: the core composed over the real database ports with a model (the
+ * in-process scripted model, or the Ollama test server behind the real client), a fixed clock (Mon 2 Jun
+ * 2025, 07:00 in London), and helpers to seed a user's data.
  */
 
 import type { Database } from "../../db/client.ts";
@@ -8,11 +9,15 @@ import { createEvent } from "../../db/queries/events.ts";
 import { createTask } from "../../db/queries/tasks.ts";
 import { saveCachedForecast } from "../../db/queries/weather.ts";
 import type { User } from "../../db/schema/index.ts";
+import { createDbPorts } from "../../db/stores/index.ts";
 import { resolveModelRoutes } from "../../src/config/model-routes.ts";
-import type { Logger } from "../../src/core/briefing/types.ts";
-import { fixedClock } from "../../src/core/clock.ts";
+import { type Clock, fixedClock } from "../../src/core/clock.ts";
+import { type CoreOptions, composeCore } from "../../src/core/compose.ts";
+import { sequentialIds } from "../../src/core/ids.ts";
+import type { Logger } from "../../src/core/logger.ts";
+import type { ModelClient } from "../../src/core/model.ts";
+import type { ToolContext } from "../../src/core/tools/define-tool.ts";
 import { createModelClient } from "../../src/models/index.ts";
-import { createDefaultToolRegistry } from "../../src/tools/index.ts";
 import { type OllamaTestServer, type ScriptedToolCall, startOllamaServer } from "../servers/ollama-server.ts";
 
 export const MODEL = "qwen2.5:7b";
@@ -34,27 +39,43 @@ export function modelClientFor(url: string, model = MODEL) {
 
 export function recordingLogger(): Logger & { warnings: Array<{ details: object; message: string }> } {
   const warnings: Array<{ details: object; message: string }> = [];
-  return { warnings, warn: (details, message) => warnings.push({ details, message }) };
+  return {
+    warnings,
+    info: () => {},
+    warn: (details, message) => warnings.push({ details, message }),
+    error: (details, message) => warnings.push({ details, message }),
+  };
 }
 
-export function testDeps(
+/** What a tool handler gets when `user` acts: the real stores of `db` and a clock. */
+export function toolContextFor(db: Database, user: User, clock: Clock = fixedClock(START)): ToolContext {
+  const { records, sources } = createDbPorts(db);
+  return { user, clock, records, sources };
+}
+
+/**
+ * The core as `composeCore` builds it for the app, over the real stores of `db`, with `model` (a scripted
+ * model, or `modelClientFor(server.url)`); warnings are recorded, ids are `runner_1`, `runner_2`, ….
+ */
+export function testCore<MODEL extends ModelClient, CLOCK extends Clock = ReturnType<typeof fixedClock>>(
   db: Database,
-  url: string,
-  options: { model?: string; clock?: ReturnType<typeof fixedClock> } = {},
+  model: MODEL,
+  options: Partial<Pick<CoreOptions, "checkInContext" | "tools" | "config">> & { clock?: CLOCK } = {},
 ) {
-  const clock = options.clock ?? fixedClock(START);
+  const clock = options.clock ?? (fixedClock(START) as unknown as CLOCK);
   const logger = recordingLogger();
-  return {
-    deps: {
-      db,
-      model: modelClientFor(url, options.model),
-      clock,
-      tools: createDefaultToolRegistry(),
-      logger,
-    },
+  const ports = createDbPorts(db);
+  const core = composeCore({
+    ports,
+    model,
     clock,
+    ids: sequentialIds("runner"),
     logger,
-  };
+    config: options.config ?? {},
+    checkInContext: options.checkInContext,
+    tools: options.tools,
+  });
+  return { ...core, ports, model, clock, logger };
 }
 
 export const call = (name: string, args: Record<string, unknown> = {}): ScriptedToolCall => ({
@@ -125,9 +146,4 @@ export const LONDON = {
   longitude: -0.13,
 };
 
-/** The text of every message the model was sent in one request. */
-export function requestText(request: { messages: Array<{ content?: unknown }> }): string {
-  return request.messages
-    .map((message) => (typeof message.content === "string" ? message.content : ""))
-    .join("\n");
-}
+export { requestText } from "../helpers/scripted-model.ts";

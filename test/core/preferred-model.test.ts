@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { getRun } from "../../db/queries/runs.ts";
-import { createAssistant } from "../../src/core/assistant-service.ts";
-import { runBriefing } from "../../src/core/briefing/run-briefing.ts";
 import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
 import { type OllamaTestServer, startOllamaServer } from "../servers/ollama-server.ts";
-import { LONDON, MODEL, MORNING_CALLS, seedTasks, seedWeather, testDeps } from "./fixture.ts";
+import { LONDON, MODEL, MORNING_CALLS, modelClientFor, seedTasks, seedWeather, testCore } from "./fixture.ts";
 
 const LARGE = "qwen2.5:14b";
 const SMALL = "llama3.2:3b";
@@ -21,6 +19,7 @@ afterAll(async () => {
 
 const PROSE = '"Renew passport" is due at 14:30 and "File expenses" is overdue.';
 
+// Over the HTTP server: the preferred model must reach the wire, and its own capabilities decide the mode.
 describeEachDatabase("a user's preferred model", (getDb) => {
   async function userPreferring(preferredModel: string | null) {
     const db = getDb();
@@ -35,10 +34,8 @@ describeEachDatabase("a user's preferred model", (getDb) => {
     const routeBefore = server.chatRequests(MODEL).length;
     server.script(LARGE, [{ toolCalls: MORNING_CALLS }, { content: PROSE }]);
 
-    const outcome = await runBriefing(testDeps(db, server.url).deps, {
-      user,
+    const outcome = await testCore(db, modelClientFor(server.url)).assistant.brief(user.id, {
       slot: "morning",
-      trigger: "manual",
     });
 
     expect(outcome.mode).toBe("agentic");
@@ -52,10 +49,8 @@ describeEachDatabase("a user's preferred model", (getDb) => {
     const before = server.chatRequests(SMALL).length;
     server.script(SMALL, { content: PROSE });
 
-    const outcome = await runBriefing(testDeps(db, server.url).deps, {
-      user,
+    const outcome = await testCore(db, modelClientFor(server.url)).assistant.brief(user.id, {
       slot: "morning",
-      trigger: "manual",
     });
 
     expect(outcome.mode).toBe("legacy");
@@ -67,7 +62,7 @@ describeEachDatabase("a user's preferred model", (getDb) => {
 
   it("answers chat", async () => {
     const { db, user } = await userPreferring(LARGE);
-    const assistant = createAssistant(testDeps(db, server.url).deps);
+    const { assistant } = testCore(db, modelClientFor(server.url));
     server.script(LARGE, { content: "Hello." });
     const before = server.chatRequests(LARGE).length;
 
@@ -82,10 +77,8 @@ describeEachDatabase("a user's preferred model", (getDb) => {
     const before = server.chatRequests(MODEL).length;
     server.script(MODEL, [{ toolCalls: MORNING_CALLS }, { content: PROSE }]);
 
-    const outcome = await runBriefing(testDeps(db, server.url).deps, {
-      user,
+    const outcome = await testCore(db, modelClientFor(server.url)).assistant.brief(user.id, {
       slot: "morning",
-      trigger: "manual",
     });
 
     expect(server.chatRequests(MODEL).length).toBeGreaterThan(before);

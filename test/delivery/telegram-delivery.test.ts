@@ -11,10 +11,9 @@ import { deliveriesOfRun, INTERRUPTED_SEND_REASON } from "../../db/queries/deliv
 import { linkIdentity } from "../../db/queries/users.ts";
 import { briefingRuns, users } from "../../db/schema/index.ts";
 import type { PlatformSender } from "../../src/core/assistant.ts";
-import { createAssistant } from "../../src/core/assistant-service.ts";
 import { fixedClock } from "../../src/core/clock.ts";
-import { createDefaultToolRegistry } from "../../src/tools/index.ts";
 import { telegramConfigFor } from "../bots/telegram/harness.ts";
+import { testCore } from "../core/fixture.ts";
 import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
 import { eventually, modelFor, startModel, startRig } from "../scheduler/rig.ts";
 import type { OllamaTestServer } from "../servers/ollama-server.ts";
@@ -46,7 +45,7 @@ describeEachDatabase("delivery through the real Telegram adapter", (getDb) => {
     const bot = createTelegramBot({
       config: telegramConfigFor(telegram),
       db,
-      assistant: createAssistant({ db, model, clock, tools: createDefaultToolRegistry() }),
+      assistant: testCore(db, model, { clock }).assistant,
       clock,
       retry: { maxAttempts: 1, maxDelaySeconds: 1 },
     });

@@ -1,5 +1,5 @@
 /**
- * A scheduler "process" for tests: the real runner (`runBriefing`) over the Ollama test server, the real
+ * A scheduler "process" for tests: the real runner (`composeCore`'s generator) over the Ollama test server, the real
  * delivery worker, and a recording platform sender (a stand-in for Telegram/Slack, not for our code).
  * Several rigs can share one database to play replicas or a restarted process.
  */
@@ -13,7 +13,6 @@ import {
   type DeliveryReceipt,
   type PlatformSender,
 } from "../../src/core/assistant.ts";
-import { runBriefing } from "../../src/core/briefing/run-briefing.ts";
 import type { Clock } from "../../src/core/clock.ts";
 import type { ModelClient } from "../../src/core/model.ts";
 import { createPacer } from "../../src/delivery/pacer.ts";
@@ -29,7 +28,7 @@ import {
   type Scheduler,
   type SchedulerOptions,
 } from "../../src/scheduler/scheduler.ts";
-import { createDefaultToolRegistry } from "../../src/tools/index.ts";
+import { testCore } from "../core/fixture.ts";
 import { createTestUser } from "../helpers/database.ts";
 import { type OllamaTestServer, startOllamaServer } from "../servers/ollama-server.ts";
 
@@ -52,14 +51,11 @@ export function realRunner(
   model: ModelClient,
   clock: Clock,
 ): BriefingGenerator & { calls: number[] } {
-  const tools = createDefaultToolRegistry();
+  const { generateBriefing } = testCore(db, model, { clock });
   const calls: number[] = [];
   const runner = async (request: Parameters<BriefingGenerator>[0]) => {
     calls.push(request.runId);
-    return runBriefing(
-      { db, model, clock, tools },
-      { user: request.user, slot: request.slot, runId: request.runId, trigger: "schedule" },
-    );
+    return generateBriefing(request);
   };
   return Object.assign(runner, { calls });
 }

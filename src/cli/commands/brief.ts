@@ -7,9 +7,8 @@ import { getRun } from "../../../db/queries/runs.ts";
 import { requireUserByName } from "../../../db/queries/users.ts";
 import type { Delivery } from "../../../db/schema/index.ts";
 import { createOutbox, createPlatforms } from "../../app.ts";
-import { buildAssistantDeps } from "../../assistant-deps.ts";
-import type { Assistant, BriefingOutcome } from "../../core/assistant.ts";
-import { type AssistantDeps, createAssistant } from "../../core/assistant-service.ts";
+import { buildCore } from "../../build-core.ts";
+import type { Assistant, BriefingEvent, BriefingOutcome, Core } from "../../core/index.ts";
 import { createLogger } from "../../logger.ts";
 import type { CliContext, RegisterCommands } from "../context.ts";
 import { withContext } from "../context.ts";
@@ -34,10 +33,10 @@ export const registerBriefCommands: RegisterCommands = (program, context) => {
       withContext(context, async (ctx) => {
         const slot = options.slot === undefined ? undefined : parseSlotName(options.slot);
         const user = await requireUserByName(ctx.db, options.user);
-        const assistant = createAssistant(assistantDeps(ctx));
+        const { assistant } = assistantCore(ctx);
         const outcome = await assistant.brief(user.id, {
           ...(slot ? { slot } : {}),
-          ...(options.json ? {} : { onProgress: (text: string) => ctx.out.progress(text) }),
+          ...(options.json ? {} : { onEvent: (event: BriefingEvent) => showProgress(ctx, event) }),
         });
         const deliveries = options.deliver ? await deliverNow(ctx, assistant, outcome.runId) : undefined;
         const run = await getRun(ctx.db, outcome.runId);
@@ -69,13 +68,17 @@ export const registerBriefCommands: RegisterCommands = (program, context) => {
     );
 };
 
-/** What every assistant command needs, built from the CLI context; warnings go to stderr. */
-export function assistantDeps(ctx: CliContext): AssistantDeps {
-  const logger = {
-    warn: (details: object, message: string) =>
-      ctx.out.progress(`warning: ${message} ${JSON.stringify(details)}`),
-  };
-  return buildAssistantDeps({ db: ctx.db, config: ctx.config, clock: ctx.clock, fetch: ctx.fetch, logger });
+/** The core every assistant command uses, built from the CLI context; warnings and errors go to stderr. */
+export function assistantCore(ctx: CliContext): Core {
+  const report = (level: string) => (details: object, message: string) =>
+    ctx.out.progress(`${level}: ${message} ${JSON.stringify(details)}`);
+  const logger = { info: () => {}, warn: report("warning"), error: report("error") };
+  return buildCore({ db: ctx.db, config: ctx.config, clock: ctx.clock, fetch: ctx.fetch, logger });
+}
+
+/** One line per finished tool call on stderr, as "✓ list_events" or "✗ get_weather". */
+function showProgress(ctx: CliContext, event: BriefingEvent): void {
+  if (event.type === "tool-result") ctx.out.progress(`${event.ok ? "✓" : "✗"} ${event.tool}`);
 }
 
 /** Sends the run through the same outbox the scheduler uses, and waits for the outcome. */

@@ -6,11 +6,10 @@ import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { getUserRun, latestFinishedRun } from "../../../db/queries/runs.ts";
 import { requireUserByName } from "../../../db/queries/users.ts";
-import type { Assistant, ThreadRef } from "../../core/assistant.ts";
-import { createAssistant } from "../../core/assistant-service.ts";
+import type { Assistant, ThreadRef } from "../../core/index.ts";
 import { CliError, type Output, type RegisterCommands, withContext } from "../context.ts";
 import { parsePositiveInt } from "../parse.ts";
-import { assistantDeps } from "./brief.ts";
+import { assistantCore } from "./brief.ts";
 
 interface ChatOptions {
   user: string;
@@ -49,7 +48,7 @@ export function createChatCommands(streams: { input?: Readable } = {}): Register
               : `following up on briefing run ${runId}; an empty line or /exit ends`,
           );
           await runTerminalChat(
-            createAssistant(assistantDeps(ctx)),
+            assistantCore(ctx).assistant,
             user.id,
             thread,
             streams.input ?? process.stdin,

@@ -1,6 +1,6 @@
 import { createNote, listNotes } from "../../../db/queries/notes.ts";
 import { requireUserByName } from "../../../db/queries/users.ts";
-import { formatLocal } from "../../core/local-time.ts";
+import { daysBefore, formatLocal } from "../../core/local-time.ts";
 import { CliError, type RegisterCommands, withContext } from "../context.ts";
 import { parsePositiveInt } from "../parse.ts";
 
@@ -48,7 +48,10 @@ export const registerNoteCommands: RegisterCommands = (program, context) => {
           ? parsePositiveInt("--recent-days", options.recentDays)
           : undefined;
         const owner = await requireUserByName(ctx.db, options.user);
-        const rows = await listNotes(ctx.db, owner.id, { now: ctx.clock.now(), recentDays, limit: 100 });
+        const rows = await listNotes(ctx.db, owner.id, {
+          since: recentDays ? daysBefore(ctx.clock.now(), recentDays) : undefined,
+          limit: 100,
+        });
         if (options.json) return ctx.out.json(rows);
         if (rows.length === 0) return ctx.out.line("no notes");
         for (const row of rows) {

@@ -2,8 +2,8 @@
 
 import { getUserRun, latestFinishedRun } from "../../../db/queries/runs.ts";
 import { requireUserByName } from "../../../db/queries/users.ts";
-import type { ReceiptsView } from "../../core/assistant.ts";
-import { receiptsView } from "../../core/assistant-service.ts";
+import { createReceiptLog } from "../../../db/stores/index.ts";
+import { type ReceiptsView, receiptsView } from "../../core/index.ts";
 import { formatLocal } from "../../core/local-time.ts";
 import { CliError, type RegisterCommands, withContext } from "../context.ts";
 import { parsePositiveInt } from "../parse.ts";
@@ -36,7 +36,7 @@ export const registerReceiptsCommands: RegisterCommands = (program, context) => 
             runId === undefined ? `${user.name} has no briefing yet` : `${user.name} has no run ${runId}`,
           );
         }
-        const view = await receiptsView(ctx, run);
+        const view = await receiptsView(createReceiptLog(ctx.db), run);
         if (options.json) return ctx.out.json(view);
         for (const line of formatReceipts(view, user.timeZone)) ctx.out.line(line);
       }),

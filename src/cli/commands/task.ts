@@ -1,14 +1,9 @@
 import { findProjectByName } from "../../../db/queries/projects.ts";
-import {
-  completeTask,
-  createTask,
-  getTask,
-  listTasks,
-  TASK_FILTERS,
-  type TaskFilter,
-} from "../../../db/queries/tasks.ts";
+import { completeTask, createTask, getTask, listTasks } from "../../../db/queries/tasks.ts";
 import { requireUserByName } from "../../../db/queries/users.ts";
 import type { Task } from "../../../db/schema/users.ts";
+import { TASK_FILTERS, type TaskFilter } from "../../core/domain.ts";
+import { taskQuery } from "../../core/tasks.ts";
 import { CliError, type RegisterCommands, withContext } from "../context.ts";
 import { parseClockTime, parseDueDate, parsePositiveInt, parsePriority } from "../parse.ts";
 
@@ -83,8 +78,8 @@ export const registerTaskCommands: RegisterCommands = (program, context) => {
         const owner = await requireUserByName(ctx.db, options.user);
         const rows = await listTasks(
           ctx.db,
-          { userId: owner.id, timeZone: owner.timeZone, now: ctx.clock.now() },
-          filter as TaskFilter,
+          owner.id,
+          taskQuery(filter as TaskFilter, owner.timeZone, ctx.clock.now()),
         );
         if (options.json) return ctx.out.json(rows);
         if (rows.length === 0) return ctx.out.line(`no ${filter.replace("_", " ")} tasks`);

@@ -11,8 +11,10 @@ import {
   updateUser,
 } from "../../../db/queries/users.ts";
 import type { Identity, NewUser, SlotTimes, User } from "../../../db/schema/users.ts";
-import { DEFAULT_SLOT_TIMES, SLOT_NAMES } from "../../../db/schema/users.ts";
-import { type Place, resolveLocation } from "../../sources/weather/geocoding.ts";
+import { DEFAULT_SLOT_TIMES, SLOT_NAMES } from "../../core/domain.ts";
+import { errorMessage } from "../../core/errors.ts";
+import { resolveLocation } from "../../sources/weather/geocoding.ts";
+import { describeCandidates } from "../../sources/weather/set-location.ts";
 import { type CliContext, CliError, type RegisterCommands, withContext } from "../context.ts";
 import { collect, parseCoordinate, parseMode, parseSlotAssignments, parseTimeZone } from "../parse.ts";
 
@@ -176,9 +178,8 @@ async function settingsFromOptions(
       ctx.config.openMeteo.geocodingUrl,
       options.location,
     ).catch((error: unknown) => {
-      const reason = error instanceof Error ? error.message : String(error);
       throw new CliError(
-        `could not look up "${options.location}": ${reason}; try again or give --lat and --lon`,
+        `could not look up "${options.location}": ${errorMessage(error)}; try again or give --lat and --lon`,
         1,
       );
     });
@@ -228,11 +229,6 @@ async function ensureLinksFree(db: Database, links: Link[], ownerId: number | un
       throw new CliError(`${describeLink(link)} is already linked to ${existing.user.name}`);
     }
   }
-}
-
-function describeCandidates(candidates: Place[]): string {
-  const shown = candidates.slice(0, 5).map((place) => place.label);
-  return candidates.length > shown.length ? `${shown.join("; ")}; …` : shown.join("; ");
 }
 
 function describeLink(link: Link): string {

@@ -1,6 +1,6 @@
 import { findUserByName } from "../../../db/queries/users.ts";
+import type { WeatherResult } from "../../core/weather/forecast.ts";
 import { getWeather } from "../../sources/weather/get-weather.ts";
-import type { WeatherResult } from "../../sources/weather/weather-report.ts";
 import { CliError, type RegisterCommands, withContext } from "../context.ts";
 
 interface WeatherOptions {

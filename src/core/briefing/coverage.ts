@@ -2,8 +2,7 @@
  * What a briefing must have looked at before it may speak. A model that skips the calendar and then says
  * "a quiet day" has asserted something no receipt backs; the runner makes the missing calls itself.
  */
-import type { SlotName } from "../../../db/schema/users.ts";
-import type { Receipt } from "../assistant.ts";
+import type { Receipt, SlotName } from "../domain.ts";
 
 export interface RequiredCall {
   name: string;

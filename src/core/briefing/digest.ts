@@ -2,7 +2,7 @@
  * The never-silent fallback: a briefing written by code from the run's receipts when the model is down,
  * failing, or produced nothing usable. Plain, complete, and backed line by line.
  */
-import type { Receipt } from "../assistant.ts";
+import type { Receipt } from "../domain.ts";
 import { readSections } from "./receipt-text.ts";
 
 export const MODEL_UNAVAILABLE_NOTE =

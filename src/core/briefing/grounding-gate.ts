@@ -2,8 +2,7 @@
  * The runner's use of the grounding check: one corrective turn naming the unbacked claims, then removal of
  * the sentences still unbacked, then the digest. The check itself lives in `src/core/grounding/`.
  */
-import type { GroundingVerdict } from "../../../db/schema/briefings.ts";
-import type { Receipt } from "../assistant.ts";
+import type { GroundingVerdict, Receipt } from "../domain.ts";
 import { checkGrounding, describeUnbacked, removeUnbackedSentences } from "../grounding/index.ts";
 import type { GroundingOptions } from "../grounding/types.ts";
 

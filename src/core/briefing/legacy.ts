@@ -2,8 +2,7 @@
  * Legacy mode: gather first, synthesise once. The design's bug is fixed here: every section is written,
  * and an empty one says "none", so silence can never read as "make something up".
  */
-import type { SlotName } from "../../../db/schema/users.ts";
-import type { Receipt } from "../assistant.ts";
+import type { Receipt, SlotName } from "../domain.ts";
 import { COVERAGE, type RequiredCall } from "./coverage.ts";
 import { readSections } from "./receipt-text.ts";
 import { GROUNDING_RULES, localContext, type PromptUser, slotTitle } from "./slot-prompts.ts";

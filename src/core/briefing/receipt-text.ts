@@ -3,7 +3,7 @@
  * what it found, or "none" when the tool ran and found nothing, or nothing at all when no tool looked:
  * an absent section must never read as "nothing there".
  */
-import type { Receipt } from "../assistant.ts";
+import type { Receipt } from "../domain.ts";
 
 export interface Sections {
   events: string[] | undefined;

@@ -3,7 +3,7 @@
  * plain instruction sent to the model; it is never stored as if the user had said it.
  */
 import { DateTime } from "luxon";
-import type { SlotName } from "../../../db/schema/users.ts";
+import type { SlotName } from "../domain.ts";
 
 export interface PromptUser {
   name: string;

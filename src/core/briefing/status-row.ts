@@ -1,4 +1,5 @@
-import type { Receipt, StatusCheck } from "../assistant.ts";
+import type { StatusCheck } from "../assistant.ts";
+import type { Receipt } from "../domain.ts";
 
 /** Tool → what the person reads; several tools can share a check ("looked at tasks"). */
 const CHECKS: ReadonlyArray<{ label: string; tools: readonly string[] }> = [

@@ -3,9 +3,8 @@
  * never assert a fact not learned from a tool, and say an empty result honestly.
  */
 import { DateTime } from "luxon";
-import type { BriefingRun } from "../../../db/schema/briefings.ts";
-import { SLOT_NAMES, type SlotName } from "../../../db/schema/users.ts";
 import { GROUNDING_RULES, localContext, type PromptUser, slotTitle } from "../briefing/slot-prompts.ts";
+import type { BriefingRun } from "../domain.ts";
 
 const CHANGE_RULES = [
   "When the user asks for a change (add a task, move an event, save a note), call the tool; say what changed only after the tool result confirms it.",
@@ -36,7 +35,7 @@ export interface FollowUpFrame {
 }
 
 export function followUpSystemPrompt(user: PromptUser, now: Date, frame: FollowUpFrame): string {
-  const title = isSlot(frame.run.slot) ? slotTitle(frame.run.slot) : `${frame.run.slot} briefing`;
+  const title = slotTitle(frame.run.slot);
   const lines: string[] = [];
   if (frame.archived) {
     lines.push(
@@ -58,10 +57,6 @@ export function followUpSystemPrompt(user: PromptUser, now: Date, frame: FollowU
     );
   }
   return `${chatSystemPrompt(user, now)}\n\n${lines.join("\n")}`;
-}
-
-function isSlot(slot: string): slot is SlotName {
-  return (SLOT_NAMES as readonly string[]).includes(slot);
 }
 
 function bullets(lines: readonly string[]): string {

@@ -3,20 +3,17 @@
  * or plain chat with the full tool set. Both use the `interactive` route; both store the user's text, every
  * fresh tool call and result (new receipts, on the thread) and the reply.
  */
-import { findOrCreateConversation } from "../../../db/queries/conversations.ts";
-import { listConversationMessages, listRunMessages } from "../../../db/queries/messages.ts";
-import { createPendingAction } from "../../../db/queries/pending-actions.ts";
-import type { BriefingRun, User } from "../../../db/schema/index.ts";
-import { SLOT_NAMES, type SlotName } from "../../../db/schema/users.ts";
-import type { ChatReply, PendingConfirmation, Receipt, ThreadRef } from "../assistant.ts";
-import { RunRecorder } from "../briefing/run-recorder.ts";
+import type { ChatReply, PendingConfirmation, ThreadRef } from "../assistant.ts";
 import { triggerInstruction } from "../briefing/slot-prompts.ts";
-import { type BriefingDeps, resolveConfig } from "../briefing/types.ts";
+import type { CoreDeps } from "../deps.ts";
+import type { BriefingRun, Receipt, User } from "../domain.ts";
+import { messageLog } from "../message-log.ts";
 import { type ChatMessage, ModelError, withPreferredModel } from "../model.ts";
 import { CHAT_TOOLS, chatToolSet, READ_ONLY_CHAT_TOOLS } from "../tools/allowlists.ts";
 import type { ToolContext } from "../tools/define-tool.ts";
 import { createToolSet, type ToolSet } from "../tools/registry.ts";
-import { runToolLoop } from "../tools/tool-loop.ts";
+import { isStepCount, runToolLoop } from "../tools/tool-loop.ts";
+import { addTrace, EMPTY_TRACE, type Trace } from "../trace.ts";
 import { chatSystemPrompt, followUpSystemPrompt } from "./chat-prompt.ts";
 import { toChatMessages } from "./history.ts";
 
@@ -33,7 +30,7 @@ export interface ChatOptions {
 
 /** A reply in the thread of `run`: its receipts and prose, the thread's own turns, nothing of other runs. */
 export async function answerInThread(
-  deps: BriefingDeps,
+  deps: CoreDeps,
   user: User,
   run: BriefingRun,
   thread: ThreadRef,
@@ -41,10 +38,10 @@ export async function answerInThread(
   options: ChatOptions = {},
 ): Promise<ChatReply> {
   if (run.userId !== user.id) throw new Error(`run ${run.id} belongs to another user`);
-  const config = resolveConfig(deps.config);
+  const { config } = deps;
   const now = deps.clock.now();
   const archived = run.archivedAt !== null;
-  const runMessages = archived ? [] : await listRunMessages(deps.db, run.id);
+  const runMessages = archived ? [] : await deps.ports.receipts.runMessages(run.id);
   const receiptTimes = runMessages
     .filter((message) => message.role === "tool")
     .map((message) => message.createdAt.getTime());
@@ -53,10 +50,7 @@ export async function answerInThread(
   const refreshAllowed = archived || stale || ASKS_ABOUT_NOW.test(text);
   const prefix: ChatMessage[] = archived
     ? []
-    : [
-        { role: "user", content: triggerInstruction(isSlot(run.slot) ? run.slot : "morning") },
-        ...toChatMessages(runMessages),
-      ];
+    : [{ role: "user", content: triggerInstruction(run.slot) }, ...toChatMessages(runMessages)];
   const system = followUpSystemPrompt(user, now, {
     run,
     asOf,
@@ -76,7 +70,7 @@ export async function answerInThread(
 
 /** Plain chat: the full tool set, mutations included (destructive ones wait for confirmation). */
 export async function chatReply(
-  deps: BriefingDeps,
+  deps: CoreDeps,
   user: User,
   thread: ThreadRef,
   text: string,
@@ -93,19 +87,18 @@ interface Frame {
 }
 
 async function converse(
-  given: BriefingDeps,
+  given: CoreDeps,
   user: User,
   thread: ThreadRef,
   text: string,
   frame: Frame,
   options: ChatOptions,
 ): Promise<ChatReply> {
-  const deps: BriefingDeps = { ...given, model: withPreferredModel(given.model, user.preferredModel) };
-  const config = resolveConfig(deps.config);
-  const timer = deps.timer ?? (() => performance.now());
+  const deps: CoreDeps = { ...given, model: withPreferredModel(given.model, user.preferredModel) };
+  const { ports, config } = deps;
   const message = text.trim();
   if (!message) return { text: "Say something and I'll help.", receipts: [], pending: [] };
-  const conversation = await findOrCreateConversation(deps.db, {
+  const conversation = await ports.conversations.findOrCreate({
     userId: user.id,
     platform: thread.platform,
     threadKey: thread.threadKey,
@@ -113,24 +106,25 @@ async function converse(
     at: deps.clock.now(),
   });
   // Briefing prose tagged with a slot never enters chat history: a thread sees only its own run's briefing.
-  const history = (await listConversationMessages(deps.db, conversation.id, HISTORY_LIMIT)).filter(
+  const history = (await ports.receipts.threadMessages(conversation.id, HISTORY_LIMIT)).filter(
     (stored) => stored.metadata?.briefing_slot === undefined,
   );
-  const recorder = new RunRecorder(
-    deps.db,
+  const log = messageLog(
+    ports.receipts,
     { userId: user.id, runId: null, conversationId: conversation.id },
-    timer,
+    deps.timer,
   );
-  await recorder.recordUserText(message, deps.clock.now());
+  await log.text("user", message, deps.clock.now());
 
   const pending: PendingConfirmation[] = [];
   const context: ToolContext = {
     user,
-    db: deps.db,
     clock: deps.clock,
+    records: ports.records,
+    sources: ports.sources,
     requestConfirmation: async (request) => {
       const at = deps.clock.now();
-      const row = await createPendingAction(deps.db, {
+      const row = await ports.confirmations.create({
         userId: user.id,
         conversationId: conversation.id,
         toolName: request.toolName,
@@ -151,6 +145,7 @@ async function converse(
     { role: "user", content: message },
   ];
 
+  let trace: Trace = EMPTY_TRACE;
   let reply: string;
   try {
     const loop = await runToolLoop({
@@ -159,35 +154,33 @@ async function converse(
       messages,
       tools: frame.tools,
       context,
-      maxTurns: MAX_CHAT_TURNS,
-      timer,
-      onTurn: (turn) => recorder.recordModelTurn(turn.result, turn.outcomes),
+      stopWhen: isStepCount(MAX_CHAT_TURNS),
+      timer: deps.timer,
+      onStep: async (step) => {
+        trace = addTrace(trace, await log.modelStep(step));
+      },
       ...(options.onToken ? { onToken: options.onToken } : {}),
     });
-    reply = loop.final || loop.lastProse || fallbackReply(recorder.receipts, pending);
-    if (loop.hitCap) {
-      deps.logger?.warn({ userId: user.id, conversationId: conversation.id }, "chat hit the turn cap");
+    reply = loop.text || loop.lastProse || fallbackReply(trace.receipts, pending);
+    if (loop.text === null) {
+      deps.logger.warn({ userId: user.id, conversationId: conversation.id }, "chat hit the turn cap");
     }
   } catch (error) {
     if (!(error instanceof ModelError)) throw error;
-    deps.logger?.warn({ userId: user.id, code: error.code, error: error.message }, "chat model failed");
-    reply = `${fallbackReply(recorder.receipts, pending)} (The assistant model is unavailable right now; your message is saved, try again in a moment.)`;
+    deps.logger.warn({ userId: user.id, code: error.code, error: error.message }, "chat model failed");
+    reply = `${fallbackReply(trace.receipts, pending)} (The assistant model is unavailable right now; your message is saved, try again in a moment.)`;
   }
   // A pending action the model forgot to mention must still reach the user, who has to press the button.
   for (const handle of pending) {
     if (!reply.includes(handle.summary))
       reply = `${reply}\n${handle.summary} (waiting for your confirmation)`;
   }
-  await recorder.recordAssistantText(reply, deps.clock.now(), { kind: "reply" });
-  return { text: reply, receipts: [...recorder.receipts], pending };
+  await log.text("assistant", reply, deps.clock.now(), { kind: "reply" });
+  return { text: reply, receipts: [...trace.receipts], pending };
 }
 
 function fallbackReply(receipts: readonly Receipt[], pending: readonly PendingConfirmation[]): string {
   if (pending.length > 0) return "That needs your confirmation.";
   if (receipts.length > 0) return "I looked that up but could not put an answer together.";
   return "Sorry, I could not answer that.";
-}
-
-function isSlot(slot: string): slot is SlotName {
-  return (SLOT_NAMES as readonly string[]).includes(slot);
 }

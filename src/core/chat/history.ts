@@ -1,8 +1,8 @@
 /** Stored messages back into model messages, keeping tool calls paired with their results. */
-import type { StoredMessage } from "../../../db/schema/briefings.ts";
+import type { LoggedMessage } from "../domain.ts";
 import type { ChatMessage } from "../model.ts";
 
-export function toChatMessages(stored: readonly StoredMessage[]): ChatMessage[] {
+export function toChatMessages(stored: readonly LoggedMessage[]): ChatMessage[] {
   const result: ChatMessage[] = [];
   let callIds = new Set<string>();
   for (const message of stored) {

@@ -1,5 +1,5 @@
 import { DateTime, IANAZone } from "luxon";
-import type { Receipt } from "../assistant.ts";
+import type { Receipt } from "../domain.ts";
 import { findDateClaims } from "./dates.ts";
 import { collectEvidence } from "./evidence.ts";
 import { findItemClaims } from "./items.ts";

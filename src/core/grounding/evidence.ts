@@ -1,5 +1,5 @@
 import { DateTime } from "luxon";
-import type { Receipt } from "../assistant.ts";
+import type { Receipt } from "../domain.ts";
 import { findTimes } from "./times.ts";
 import { allStems, tokenize } from "./words.ts";
 

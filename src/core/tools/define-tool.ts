@@ -5,9 +5,9 @@
  * arguments: a `user_id` the model writes is stripped by the schema and reaches nothing.
  */
 import type { z } from "zod";
-import type { Database } from "../../../db/client.ts";
-import type { User } from "../../../db/schema/users.ts";
 import type { Clock } from "../clock.ts";
+import type { User } from "../domain.ts";
+import type { Records, Sources } from "../ports.ts";
 
 export interface PendingRequest {
   toolName: string;
@@ -24,8 +24,11 @@ export interface PendingHandle {
 export interface ToolContext {
   /** The acting user: the only user whose rows a handler may read or change. */
   user: User;
-  db: Database;
   clock: Clock;
+  /** The user's tasks, projects, notes and chat-created events. */
+  records: Records;
+  /** Cached calendars, feeds and weather. */
+  sources: Sources;
   /**
    * Files a destructive call for the user's Confirm / Cancel. Absent where nobody can confirm (briefings),
    * which makes destructive tools refuse.

@@ -3,7 +3,8 @@
  * confirmation, done) into a value the model sees next turn. Nothing here throws: the loop goes on.
  */
 import type { z } from "zod";
-import type { ToolCall } from "../model.ts";
+import type { ToolCall } from "../domain.ts";
+import { errorMessage } from "../errors.ts";
 import type { PendingHandle, ToolContext } from "./define-tool.ts";
 import type { ToolSet } from "./registry.ts";
 
@@ -125,11 +126,6 @@ function describeIssues(error: z.ZodError): string {
   return error.issues
     .map((issue) => (issue.path.length > 0 ? `${issue.path.join(".")}: ${issue.message}` : issue.message))
     .join("; ");
-}
-
-export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,79 +1,111 @@
 /**
  * The agent loop shared by briefings and chat: ask the model, run the tool calls it made (concurrently,
- * results in call order), feed the results back, until it answers in prose or the turn cap is hit.
- * Every turn is handed to `onTurn` before the next request, so receipts are stored in the main path.
+ * results in call order), feed the results back, until a step makes no calls or a stop condition holds.
+ *
+ * It returns immutable steps and the conversation it built; the caller's messages are never changed. Each
+ * step is handed to `onStep` before the next request, so receipts are stored in the main path.
  */
+import type { ToolCall } from "../domain.ts";
+import { errorMessage } from "../errors.ts";
 import { type ChatMessage, type ChatResult, type ModelClient, ModelError, type ModelRole } from "../model.ts";
 import type { ToolContext } from "./define-tool.ts";
 import { dispatchAll, resultContent, type ToolOutcome } from "./dispatch.ts";
 import type { ToolSet } from "./registry.ts";
 
-export interface LoopTurn {
-  result: ChatResult;
-  outcomes: ToolOutcome[];
+/** One model request and what came of it. */
+export interface Step {
+  readonly result: ChatResult;
+  /** The calls that ran: none when the model answered in prose, or when no tools were on offer. */
+  readonly calls: readonly ToolCall[];
+  readonly outcomes: readonly ToolOutcome[];
+}
+
+/** Ends the loop after a step that made tool calls; the steps so far decide (vercel/ai's `stopWhen`). */
+export type StopCondition = (state: { readonly steps: readonly Step[] }) => boolean;
+
+/** Stop once `count` steps have run: the turn cap. */
+export function isStepCount(count: number): StopCondition {
+  return ({ steps }) => steps.length >= count;
+}
+
+/** Stop right after a step that called one of these tools. */
+export function hasToolCall(...names: string[]): StopCondition {
+  return ({ steps }) => steps.at(-1)?.calls.some((call) => names.includes(call.function.name)) ?? false;
 }
 
 export interface ToolLoopOptions {
   model: ModelClient;
   role: ModelRole;
-  /** The conversation so far; the loop appends each assistant turn and tool result to it. */
-  messages: ChatMessage[];
+  /** The conversation so far. */
+  messages: readonly ChatMessage[];
   /** Undefined: the model is offered no tools and must answer in prose. */
   tools: ToolSet | undefined;
   context: ToolContext;
-  maxTurns: number;
-  onTurn?: (turn: LoopTurn) => Promise<void>;
+  /** At least one condition that ends a model's run of tool calls, e.g. `isStepCount(8)`. */
+  stopWhen: StopCondition | readonly StopCondition[];
+  onStep?: (step: Step) => Promise<void>;
   onToken?: (fragment: string) => void;
   timer?: () => number;
 }
 
 export interface ToolLoopResult {
-  /** The prose of the turn that made no tool calls; null when the cap was hit first. */
-  final: string | null;
-  /** The last non-empty prose any turn wrote, tool-calling turns included. */
-  lastProse: string | null;
-  turns: LoopTurn[];
-  hitCap: boolean;
+  readonly steps: readonly Step[];
+  /** The caller's messages followed by every assistant turn and tool result of the loop. */
+  readonly messages: readonly ChatMessage[];
+  /** The prose of the step that made no tool calls; null when a stop condition ended the loop first. */
+  readonly text: string | null;
+  /** The last non-empty prose any step wrote, tool-calling steps included. */
+  readonly lastProse: string | null;
 }
 
 export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopResult> {
-  const turns: LoopTurn[] = [];
-  let lastProse: string | null = null;
+  const stopConditions = [options.stopWhen].flat();
   const schemas = options.tools?.schemas();
-  for (let turn = 0; turn < options.maxTurns; turn++) {
+  const steps: Step[] = [];
+  let messages: readonly ChatMessage[] = [...options.messages];
+  for (;;) {
     const result = await chatOrModelError(options.model, {
       role: options.role,
-      messages: options.messages,
+      messages: [...messages],
       ...(schemas && schemas.length > 0 ? { tools: schemas } : {}),
       ...(options.onToken ? { onToken: options.onToken } : {}),
     });
-    const content = result.content.trim();
-    if (content) lastProse = content;
     // Calls made without tools on offer are the model imagining tools; they are not run.
     const calls = options.tools ? result.toolCalls : [];
-    options.messages.push({
-      role: "assistant",
-      content: result.content,
-      ...(calls.length > 0 ? { tool_calls: calls } : {}),
+    const outcomes =
+      options.tools && calls.length > 0
+        ? await dispatchAll(options.tools, calls, options.context, timerOption(options.timer))
+        : [];
+    const step: Step = Object.freeze({
+      result,
+      calls: Object.freeze([...calls]),
+      outcomes: Object.freeze(outcomes),
     });
-    if (calls.length === 0 || !options.tools) {
-      const finished: LoopTurn = { result, outcomes: [] };
-      turns.push(finished);
-      await options.onTurn?.(finished);
-      return { final: content, lastProse, turns, hitCap: false };
+    steps.push(step);
+    messages = [...messages, ...stepMessages(step)];
+    await options.onStep?.(step);
+    const answered = calls.length === 0;
+    if (answered || stopConditions.some((stop) => stop({ steps }))) {
+      return {
+        steps: Object.freeze([...steps]),
+        messages,
+        text: answered ? result.content.trim() : null,
+        lastProse: lastProse(steps),
+      };
     }
-    const outcomes = await dispatchAll(
-      options.tools,
-      calls,
-      options.context,
-      options.timer ? { timer: options.timer } : {},
-    );
-    for (const outcome of outcomes) options.messages.push(toolMessage(outcome));
-    const done: LoopTurn = { result, outcomes };
-    turns.push(done);
-    await options.onTurn?.(done);
   }
-  return { final: null, lastProse, turns, hitCap: true };
+}
+
+/** What a step adds to the conversation: the assistant turn, then one tool message per result. */
+export function stepMessages(step: Pick<Step, "result" | "calls" | "outcomes">): ChatMessage[] {
+  return [
+    {
+      role: "assistant",
+      content: step.result.content,
+      ...(step.calls.length > 0 ? { tool_calls: [...step.calls] } : {}),
+    },
+    ...step.outcomes.map(toolMessage),
+  ];
 }
 
 export function toolMessage(outcome: ToolOutcome): ChatMessage {
@@ -83,6 +115,18 @@ export function toolMessage(outcome: ToolOutcome): ChatMessage {
     tool_name: outcome.name,
     ...(outcome.callId ? { tool_call_id: outcome.callId } : {}),
   };
+}
+
+function lastProse(steps: readonly Step[]): string | null {
+  for (let index = steps.length - 1; index >= 0; index--) {
+    const content = steps[index]?.result.content.trim();
+    if (content) return content;
+  }
+  return null;
+}
+
+function timerOption(timer: (() => number) | undefined): { timer?: () => number } {
+  return timer ? { timer } : {};
 }
 
 /**
@@ -97,12 +141,8 @@ export async function chatOrModelError(
     return await model.chat(request);
   } catch (error) {
     if (error instanceof ModelError) throw error;
-    throw new ModelError(
-      `model request failed: ${error instanceof Error ? error.message : String(error)}`,
-      "MODEL_UNAVAILABLE",
-      {
-        cause: error,
-      },
-    );
+    throw new ModelError(`model request failed: ${errorMessage(error)}`, "MODEL_UNAVAILABLE", {
+      cause: error,
+    });
   }
 }

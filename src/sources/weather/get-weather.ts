@@ -10,14 +10,20 @@ import {
   roundCoordinate,
   saveCachedForecast,
 } from "../../../db/queries/weather.ts";
-import type { User } from "../../../db/schema/index.ts";
 import type { Clock } from "../../core/clock.ts";
+import { errorMessage } from "../../core/errors.ts";
+import type { Logger } from "../../core/logger.ts";
+import {
+  noLocation,
+  placeOf,
+  readForecast,
+  unavailable,
+  type WeatherResult,
+  type WeatherUser,
+} from "../../core/weather/forecast.ts";
 import type { FetchFunction } from "../http-cache-fetch.ts";
-import { errorMessage, type PeriodicSync, type SyncLogger, startPeriodicSync } from "../periodic-sync.ts";
+import { type PeriodicSync, startPeriodicSync } from "../periodic-sync.ts";
 import { fetchForecast } from "./open-meteo-forecast.ts";
-import { buildWeatherResult, unavailable, type WeatherResult } from "./weather-report.ts";
-
-export type WeatherUser = Pick<User, "timeZone" | "locationName" | "latitude" | "longitude">;
 
 export interface WeatherDeps {
   fetch: FetchFunction;
@@ -28,35 +34,19 @@ export interface WeatherDeps {
 }
 
 export const DEFAULT_MAX_AGE_MINUTES = 30;
-/** Read-only callers flag data as stale after this; the background refresh should keep it well under. */
-export const DEFAULT_STALE_AFTER_MINUTES = 60;
 
-/** Cache only. Stale when older than `staleAfterMinutes` (default 60). */
-export async function readWeather(
+/** Cache only (the tool's view); see `readForecast`. */
+export function readWeather(
   db: Database,
   user: WeatherUser,
   now: Date,
   options: { staleAfterMinutes?: number } = {},
 ): Promise<WeatherResult> {
-  const place = placeOf(user);
-  if (!place) return noLocation();
-  const cached = await readCachedForecast(db, place.latitude, place.longitude);
-  if (!cached) return unavailable(`no forecast has been fetched yet for ${place.label}`);
-  const staleAfter = options.staleAfterMinutes ?? DEFAULT_STALE_AFTER_MINUTES;
-  const stale = now.getTime() - cached.fetchedAt.getTime() > staleAfter * 60_000;
-  return buildWeatherResult({
-    payload: cached.payload,
-    fetchedAt: cached.fetchedAt,
-    now,
-    timeZone: user.timeZone,
-    location: place.label,
-    latitude: place.latitude,
-    longitude: place.longitude,
-    stale,
-    staleReason: stale
-      ? `the forecast has not been refreshed since ${cached.fetchedAt.toISOString()}`
-      : undefined,
-  });
+  const sources = {
+    forecast: (place: { latitude: number; longitude: number }) =>
+      readCachedForecast(db, place.latitude, place.longitude),
+  };
+  return readForecast(sources, user, now, options);
 }
 
 export type RefreshOutcome = { status: "refreshed"; fetchedAt: Date } | { status: "failed"; error: string };
@@ -117,7 +107,7 @@ export interface WeatherSyncOptions extends WeatherDeps {
   db: Database;
   /** Default 30 minutes. */
   intervalMs?: number;
-  logger?: SyncLogger | undefined;
+  logger?: Logger | undefined;
 }
 
 export const DEFAULT_WEATHER_SYNC_INTERVAL_MS = 30 * 60 * 1000;
@@ -128,7 +118,7 @@ const RECENT_ENOUGH_MS = 5 * 60 * 1000;
 export async function refreshAllWeather(
   db: Database,
   deps: WeatherDeps,
-  logger?: SyncLogger,
+  logger?: Logger,
 ): Promise<{ refreshed: number; failed: number; skipped: number }> {
   const seen = new Set<string>();
   const totals = { refreshed: 0, failed: 0, skipped: 0 };
@@ -165,15 +155,4 @@ export function startWeatherSync(options: WeatherSyncOptions): PeriodicSync {
       options.logger?.info(totals, "weather refreshed");
     },
   });
-}
-
-function placeOf(user: WeatherUser): { latitude: number; longitude: number; label: string } | null {
-  if (user.latitude === null || user.longitude === null) return null;
-  const latitude = roundCoordinate(user.latitude);
-  const longitude = roundCoordinate(user.longitude);
-  return { latitude, longitude, label: user.locationName || `${latitude}, ${longitude}` };
-}
-
-function noLocation(): WeatherResult {
-  return unavailable("no location is set for this user (briefbot user set <name> --location <place>)");
 }

@@ -1,33 +1,8 @@
 /** The Open-Meteo forecast request we make and the part of its answer we keep. */
-import { z } from "zod";
+import { type ForecastPayload, ForecastPayloadSchema } from "../../core/weather/forecast.ts";
 import { type FetchFunction, fetchWithCache } from "../http-cache-fetch.ts";
 
 export const DEFAULT_OPEN_METEO_URL = "https://api.open-meteo.com";
-
-const nullableNumbers = z.array(z.number().nullable());
-
-export const ForecastPayloadSchema = z.object({
-  latitude: z.number(),
-  longitude: z.number(),
-  timezone: z.string().optional(),
-  current: z
-    .object({
-      time: z.string(),
-      temperature_2m: z.number().nullable().optional(),
-      weather_code: z.number().nullable().optional(),
-    })
-    .optional(),
-  current_units: z.record(z.string(), z.string()).optional(),
-  daily: z.object({
-    time: z.array(z.string()),
-    temperature_2m_max: nullableNumbers.optional(),
-    temperature_2m_min: nullableNumbers.optional(),
-    precipitation_probability_max: nullableNumbers.optional(),
-    weather_code: nullableNumbers.optional(),
-  }),
-  daily_units: z.record(z.string(), z.string()).optional(),
-});
-export type ForecastPayload = z.infer<typeof ForecastPayloadSchema>;
 
 export class ForecastError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {

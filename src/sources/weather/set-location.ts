@@ -1,14 +1,24 @@
 /**
  * Sets a user's weather location once, from a place name (resolved through geocoding) or coordinates.
- * Every failure is a `CliError` with one line the person at the terminal can act on.
+ * Every failure is a `LocationError` with one line the person can act on.
  */
 import type { Database } from "../../../db/client.ts";
 import { findUserByName, updateUser } from "../../../db/queries/users.ts";
 import type { User } from "../../../db/schema/index.ts";
-import { CliError } from "../../cli/context.ts";
+import { errorMessage } from "../../core/errors.ts";
 import { FetchError, type FetchFunction } from "../http-cache-fetch.ts";
-import { errorMessage } from "../periodic-sync.ts";
 import { type Place, resolveLocation } from "./geocoding.ts";
+
+/** A location that cannot be set: bad input (`invalid`), or the geocoding service failed (`unavailable`). */
+export class LocationError extends Error {
+  constructor(
+    message: string,
+    readonly reason: "invalid" | "unavailable" = "invalid",
+  ) {
+    super(message);
+    this.name = "LocationError";
+  }
+}
 
 export type LocationInput = string | { lat: number; lon: number; name?: string | undefined };
 
@@ -20,7 +30,7 @@ export async function setUserLocation(
   location: LocationInput,
 ): Promise<User> {
   const user = await findUserByName(db, userName);
-  if (!user) throw new CliError(`no user named "${userName}" (see: briefbot user list)`);
+  if (!user) throw new LocationError(`no user named "${userName}" (see: briefbot user list)`);
   const changes =
     typeof location === "string"
       ? await geocode(fetchFunction, geocodingUrl, location)
@@ -30,26 +40,30 @@ export async function setUserLocation(
 
 function fromCoordinates(location: { lat: number; lon: number; name?: string | undefined }) {
   const { lat, lon } = location;
-  if (!Number.isFinite(lat) || lat < -90 || lat > 90) throw new CliError(`latitude ${lat} is outside -90…90`);
+  if (!Number.isFinite(lat) || lat < -90 || lat > 90)
+    throw new LocationError(`latitude ${lat} is outside -90…90`);
   if (!Number.isFinite(lon) || lon < -180 || lon > 180)
-    throw new CliError(`longitude ${lon} is outside -180…180`);
+    throw new LocationError(`longitude ${lon} is outside -180…180`);
   return { latitude: lat, longitude: lon, locationName: location.name?.trim() || `${lat}, ${lon}` };
 }
 
 async function geocode(fetchFunction: FetchFunction, geocodingUrl: string, name: string) {
-  if (!name.trim()) throw new CliError("a location needs a place name, or --lat and --lon");
+  if (!name.trim()) throw new LocationError("a location needs a place name, or --lat and --lon");
   let resolution: Awaited<ReturnType<typeof resolveLocation>>;
   try {
     resolution = await resolveLocation(fetchFunction, geocodingUrl, name);
   } catch (error) {
     const detail = error instanceof FetchError ? error.message : errorMessage(error);
-    throw new CliError(`could not look up "${name}" (${detail}); try again later or give --lat/--lon`, 1);
+    throw new LocationError(
+      `could not look up "${name}" (${detail}); try again later or give --lat/--lon`,
+      "unavailable",
+    );
   }
   if (resolution.kind === "not-found") {
-    throw new CliError(`no place called "${name}" was found; check the spelling or give --lat/--lon`);
+    throw new LocationError(`no place called "${name}" was found; check the spelling or give --lat/--lon`);
   }
   if (resolution.kind === "ambiguous") {
-    throw new CliError(
+    throw new LocationError(
       `${name} is ambiguous: ${describeCandidates(resolution.candidates)} — give a more precise name (e.g. "${example(resolution.candidates)}") or --lat/--lon`,
     );
   }

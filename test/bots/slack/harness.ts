@@ -9,9 +9,8 @@ import type { Database } from "../../../db/client.ts";
 import { linkIdentity } from "../../../db/queries/users.ts";
 import type { User } from "../../../db/schema/index.ts";
 import type { Assistant } from "../../../src/core/assistant.ts";
-import { createAssistant } from "../../../src/core/assistant-service.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
-import { LONDON, START, testDeps } from "../../core/fixture.ts";
+import { LONDON, modelClientFor, START, testCore } from "../../core/fixture.ts";
 import { createTestUser } from "../../helpers/database.ts";
 import type { OllamaTestServer } from "../../servers/ollama-server.ts";
 import type { SlackServer } from "../../servers/slack-server.ts";
@@ -49,8 +48,7 @@ export async function startApp(
   options: { clock?: ReturnType<typeof fixedClock>; appToken?: string } = {},
 ): Promise<RunningSlackApp> {
   const clock = options.clock ?? fixedClock(START);
-  const { deps } = testDeps(db, ollama.url, { clock });
-  const assistant = createAssistant(deps);
+  const { assistant } = testCore(db, modelClientFor(ollama.url), { clock });
   const slackApp = await createSlackApp({
     config: {
       botToken: slack.botToken,

@@ -14,10 +14,9 @@ import type { User } from "../../../db/schema/index.ts";
 import type { TelegramConfig } from "../../../src/config/config.ts";
 import { resolveModelRoutes } from "../../../src/config/model-routes.ts";
 import type { Assistant } from "../../../src/core/assistant.ts";
-import { createAssistant } from "../../../src/core/assistant-service.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
 import { createModelClient } from "../../../src/models/router.ts";
-import { createDefaultToolRegistry } from "../../../src/tools/index.ts";
+import { testCore } from "../../core/fixture.ts";
 import { createTestUser } from "../../helpers/database.ts";
 import { type OllamaTestServer, startOllamaServer } from "../../servers/ollama-server.ts";
 import {
@@ -81,7 +80,7 @@ export async function startHarness(
     routes: resolveModelRoutes(undefined, { ollamaHost: ollama.url, model: MODEL }),
     retry: { attempts: 1 },
   });
-  const assistant = createAssistant({ db, model, clock, tools: createDefaultToolRegistry() });
+  const { assistant } = testCore(db, model, { clock });
   const app = createTelegramBot({
     config: telegramConfigFor(telegram, options),
     db,

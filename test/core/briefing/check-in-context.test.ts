@@ -1,38 +1,21 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { insertMessages, listRunMessages, listRunReceipts } from "../../../db/queries/messages.ts";
 import { getRun } from "../../../db/queries/runs.ts";
 import { completeTask, createTask } from "../../../db/queries/tasks.ts";
 import { briefingRuns, type User } from "../../../db/schema/index.ts";
-import { runBriefing } from "../../../src/core/briefing/run-briefing.ts";
 import type { CheckInContext } from "../../../src/core/briefing/types.ts";
+import { ModelError } from "../../../src/core/model.ts";
 import {
   CHANGES_SINCE_MORNING_TOOL,
   changesSinceMorning,
 } from "../../../src/scheduler/changes-since-morning.ts";
 import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
-import { type OllamaTestServer, refusedUrl } from "../../servers/ollama-server.ts";
-import {
-  call,
-  LONDON,
-  MODEL,
-  MORNING_CALLS,
-  seedWeather,
-  startModelServer,
-  TODAY,
-  testDeps,
-} from "../fixture.ts";
+import { call, scriptedModel } from "../../helpers/scripted-model.ts";
+import { LONDON, MORNING_CALLS, seedWeather, TODAY, testCore } from "../fixture.ts";
 
 /** 12:30 BST, the default midday slot. */
 const MIDDAY = "2025-06-02T11:30:00Z";
 const MIDDAY_CALLS = [call("list_tasks", { filter: "due_today" }), call("list_events", { range: "today" })];
-
-let server: OllamaTestServer;
-beforeAll(async () => {
-  server = await startModelServer();
-});
-afterAll(async () => {
-  await server.close();
-});
 
 describeEachDatabase("check-ins know the morning", (getDb) => {
   /** The hook as the composition root wires it, counting its calls. */
@@ -60,12 +43,12 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
       dueTime: "14:30",
     });
     await seedWeather(db);
-    const { deps } = testDeps(db, server.url);
-    server.script(MODEL, [
+    const model = scriptedModel();
+    model.script(
       { toolCalls: MORNING_CALLS },
       { content: "Renew passport is due today at 14:30. Nothing on your calendar today." },
-    ]);
-    const morning = await runBriefing(deps, { user, slot: "morning", trigger: "manual" });
+    );
+    const morning = await testCore(db, model).assistant.brief(user.id, { slot: "morning" });
     expect(morning.mode).toBe("agentic");
     await completeTask(db, user.id, task.id, new Date("2025-06-02T08:00:00Z"));
     return { user, morningRunId: morning.runId };
@@ -74,32 +57,32 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
   it("hands a midday check-in what changed since the morning as a stored receipt the model reads first", async () => {
     const db = getDb();
     const { user, morningRunId } = await morningThenCompleted();
-    const { deps, clock } = testDeps(db, server.url);
-    clock.set(MIDDAY);
     const { hook, calls } = wiredHook();
-    const before = server.chatRequests(MODEL).length;
-    server.script(MODEL, [
+    const model = scriptedModel();
+    const { assistant, clock } = testCore(db, model, { checkInContext: hook });
+    clock.set(MIDDAY);
+    model.script(
       { toolCalls: MIDDAY_CALLS },
       { content: "You have completed Renew passport since this morning. Nothing on your calendar today." },
-    ]);
-
-    const outcome = await runBriefing(
-      { ...deps, checkInContext: hook },
-      { user, slot: "midday", trigger: "manual" },
     );
+
+    const outcome = await assistant.brief(user.id, { slot: "midday" });
 
     expect(calls).toEqual([{ userId: user.id, date: TODAY, now: new Date(MIDDAY) }]);
     // The model's very first request already carries the receipt, and the prompt says to rely on it.
-    const first = server.chatRequests(MODEL)[before];
+    const first = model.requests[0];
     expect(first?.messages.map((message) => message.role)).toEqual(["system", "user", "assistant", "tool"]);
     expect(String(first?.messages[0]?.content)).toContain(
       `The ${CHANGES_SINCE_MORNING_TOOL} result above was computed from the user's data`,
     );
-    expect(first?.messages[2]?.tool_calls).toEqual([
-      expect.objectContaining({ function: expect.objectContaining({ name: CHANGES_SINCE_MORNING_TOOL }) }),
-    ]);
+    expect(first?.messages[2]).toMatchObject({
+      role: "assistant",
+      tool_calls: [
+        expect.objectContaining({ function: expect.objectContaining({ name: CHANGES_SINCE_MORNING_TOOL }) }),
+      ],
+    });
     const seeded = first?.messages[3];
-    expect(seeded?.tool_name).toBe(CHANGES_SINCE_MORNING_TOOL);
+    expect(seeded).toMatchObject({ role: "tool", tool_name: CHANGES_SINCE_MORNING_TOOL });
     expect(String(seeded?.content)).toContain('"tasksCompleted":[{');
     expect(String(seeded?.content)).toContain('"title":"Renew passport"');
     expect(String(seeded?.content)).toContain(`"morningRunId":${morningRunId}`);
@@ -132,36 +115,28 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
   it("does not ask for changes in a morning briefing", async () => {
     const db = getDb();
     const user = await createTestUser(db, LONDON);
-    const { deps } = testDeps(db, server.url);
     const { hook, calls } = wiredHook();
-    server.script(MODEL, [{ toolCalls: MORNING_CALLS }, { content: "Nothing on your calendar today." }]);
-    const outcome = await runBriefing(
-      { ...deps, checkInContext: hook },
-      { user, slot: "morning", trigger: "manual" },
-    );
+    const model = scriptedModel();
+    const { assistant } = testCore(db, model, { checkInContext: hook });
+    model.script({ toolCalls: MORNING_CALLS }, { content: "Nothing on your calendar today." });
+    const outcome = await assistant.brief(user.id, { slot: "morning" });
     expect(calls).toEqual([]);
     expect(outcome.receipts.map((receipt) => receipt.toolName)).not.toContain(CHANGES_SINCE_MORNING_TOOL);
-    expect(String(server.chatRequests(MODEL).at(-1)?.messages[0]?.content)).not.toContain(
-      CHANGES_SINCE_MORNING_TOOL,
-    );
+    expect(model.requests.at(-1)?.messages[0]?.content).not.toContain(CHANGES_SINCE_MORNING_TOOL);
   });
 
   it("goes ahead without the changes when the hook fails, with a warning", async () => {
     const db = getDb();
     const user = await createTestUser(db, LONDON);
-    const { deps, clock, logger } = testDeps(db, server.url);
-    clock.set(MIDDAY);
-    const before = server.chatRequests(MODEL).length;
-    server.script(MODEL, [{ toolCalls: MIDDAY_CALLS }, { content: "Nothing on your calendar today." }]);
-    const outcome = await runBriefing(
-      {
-        ...deps,
-        checkInContext: async () => {
-          throw new Error("database hiccup");
-        },
+    const model = scriptedModel();
+    const { assistant, clock, logger } = testCore(db, model, {
+      checkInContext: async () => {
+        throw new Error("database hiccup");
       },
-      { user, slot: "afternoon", trigger: "manual" },
-    );
+    });
+    clock.set(MIDDAY);
+    model.script({ toolCalls: MIDDAY_CALLS }, { content: "Nothing on your calendar today." });
+    const outcome = await assistant.brief(user.id, { slot: "afternoon" });
     expect(logger.warnings).toEqual([
       {
         details: expect.objectContaining({ userId: user.id, error: "database hiccup" }),
@@ -170,7 +145,7 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
     ]);
     expect(outcome.mode).toBe("agentic");
     expect(outcome.receipts.map((receipt) => receipt.toolName)).toEqual(["list_tasks", "list_events"]);
-    const first = server.chatRequests(MODEL)[before];
+    const first = model.requests[0];
     expect(first?.messages.map((message) => message.role)).toEqual(["system", "user"]);
     expect(String(first?.messages[0]?.content)).toContain(
       "If nothing meaningful has changed, say so briefly",
@@ -180,12 +155,12 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
   it("leads a check-in digest with what changed when the model is down", async () => {
     const db = getDb();
     const { user } = await morningThenCompleted();
-    const { deps, clock } = testDeps(db, await refusedUrl());
+    const down = scriptedModel({
+      reply: () => ({ error: new ModelError("every endpoint of the route failed", "MODEL_UNAVAILABLE") }),
+    });
+    const { assistant, clock } = testCore(db, down, { checkInContext: wiredHook().hook });
     clock.set(MIDDAY);
-    const outcome = await runBriefing(
-      { ...deps, checkInContext: wiredHook().hook },
-      { user, slot: "midday", trigger: "manual" },
-    );
+    const outcome = await assistant.brief(user.id, { slot: "midday" });
     expect(outcome.mode).toBe("digest");
     expect(outcome.prose.split("\n")[1]).toBe("Since the morning briefing (07:00): 1 task completed.");
   });
@@ -224,18 +199,19 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
           createdAt: new Date("2025-06-02T11:30:00Z"),
         },
       ]);
-      const { deps, clock } = testDeps(db, server.url);
+      const model = scriptedModel();
+      const { generateBriefing, clock } = testCore(db, model);
       clock.set("2025-06-02T11:55:00Z");
 
       // Another user's attempt on the run is refused and removes nothing.
       const intruder = await createTestUser(db, LONDON);
-      await expect(
-        runBriefing(deps, { user: intruder, slot: "midday", runId: run.id, trigger: "schedule" }),
-      ).rejects.toThrow(/belongs to another user/);
+      await expect(generateBriefing({ user: intruder, slot: "midday", runId: run.id })).rejects.toThrow(
+        /belongs to another user/,
+      );
       expect(await listRunMessages(db, run.id)).toHaveLength(2);
 
-      server.script(MODEL, [{ toolCalls: MIDDAY_CALLS }, { content: "Nothing on your calendar today." }]);
-      const outcome = await runBriefing(deps, { user, slot: "midday", runId: run.id, trigger: "schedule" });
+      model.script({ toolCalls: MIDDAY_CALLS }, { content: "Nothing on your calendar today." });
+      const outcome = await generateBriefing({ user, slot: "midday", runId: run.id });
 
       const receipts = await listRunReceipts(db, run.id);
       expect(receipts.map((receipt) => [receipt.toolName, receipt.arguments])).toEqual([

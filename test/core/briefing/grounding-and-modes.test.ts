@@ -1,32 +1,11 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { listRunMessages, listRunReceipts } from "../../../db/queries/messages.ts";
 import { getRun } from "../../../db/queries/runs.ts";
 import { updateUser } from "../../../db/queries/users.ts";
 import { briefingRuns } from "../../../db/schema/index.ts";
-import { runBriefing } from "../../../src/core/briefing/run-briefing.ts";
 import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
-import type { OllamaTestServer } from "../../servers/ollama-server.ts";
-import {
-  LONDON,
-  MODEL,
-  MORNING_CALLS,
-  requestText,
-  SMALL_MODEL,
-  seedEvent,
-  seedTasks,
-  seedWeather,
-  startModelServer,
-  TODAY,
-  testDeps,
-} from "../fixture.ts";
-
-let server: OllamaTestServer;
-beforeAll(async () => {
-  server = await startModelServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+import { requestText, scriptedModel } from "../../helpers/scripted-model.ts";
+import { LONDON, MORNING_CALLS, seedEvent, seedTasks, seedWeather, TODAY, testCore } from "../fixture.ts";
 
 const HONEST =
   'Good morning. Partly cloudy, 8 to 16 degrees. "Renew passport" is due at 14:30 and "File expenses" is overdue.';
@@ -43,15 +22,15 @@ describeEachDatabase("grounding, legacy and fallbacks", (getDb) => {
   it("catches a fabricated 10:30 meeting, names it in one corrective turn, and keeps the corrected draft", async () => {
     const db = getDb();
     const user = await morningUser();
-    const { deps } = testDeps(db, server.url);
-    const before = server.chatRequests(MODEL).length;
-    server.script(MODEL, [
+    const model = scriptedModel();
+    const { assistant } = testCore(db, model);
+    model.script(
       { toolCalls: MORNING_CALLS },
       { content: `${HONEST} You also have a quick meeting at 10:30 AM with the design team.` },
       { content: HONEST },
-    ]);
-    const outcome = await runBriefing(deps, { user, slot: "morning", trigger: "manual" });
-    const requests = server.chatRequests(MODEL).slice(before);
+    );
+    const outcome = await assistant.brief(user.id, { slot: "morning" });
+    const requests = model.requests;
     expect(requests).toHaveLength(3);
     const correction = String(requests[2]?.messages.at(-1)?.content);
     expect(correction).toContain("not backed by any tool result");
@@ -69,14 +48,15 @@ describeEachDatabase("grounding, legacy and fallbacks", (getDb) => {
     it(`removes the sentence when the second draft still claims a meeting at ${written}`, async () => {
       const db = getDb();
       const user = await morningUser();
-      const { deps } = testDeps(db, server.url);
+      const model = scriptedModel();
+      const { assistant } = testCore(db, model);
       const fabricated = `Don't forget the meeting at ${written}.`;
-      server.script(MODEL, [
+      model.script(
         { toolCalls: MORNING_CALLS },
         { content: `${HONEST} ${fabricated}` },
         { content: `${HONEST} ${fabricated}` },
-      ]);
-      const outcome = await runBriefing(deps, { user, slot: "morning", trigger: "manual" });
+      );
+      const outcome = await assistant.brief(user.id, { slot: "morning" });
       expect(outcome.prose).toBe(HONEST);
       expect(outcome.prose).not.toContain(written);
       expect(outcome.grounding?.action).toBe("sentences_removed");
@@ -87,10 +67,11 @@ describeEachDatabase("grounding, legacy and fallbacks", (getDb) => {
   it("falls back to the digest when nothing backed is left", async () => {
     const db = getDb();
     const user = await morningUser();
-    const { deps, logger } = testDeps(db, server.url);
+    const model = scriptedModel();
+    const { assistant, logger } = testCore(db, model);
     const invented = "Your team huddle is at 2:30 PM and the Q2 budget draft is due by Friday.";
-    server.script(MODEL, [{ toolCalls: MORNING_CALLS }, { content: invented }, { content: invented }]);
-    const outcome = await runBriefing(deps, { user, slot: "morning", trigger: "manual" });
+    model.script({ toolCalls: MORNING_CALLS }, { content: invented }, { content: invented });
+    const outcome = await assistant.brief(user.id, { slot: "morning" });
     expect(outcome.mode).toBe("digest");
     expect(outcome.prose).toContain('"Renew passport"');
     expect(outcome.prose).not.toContain("huddle");
@@ -105,13 +86,13 @@ describeEachDatabase("grounding, legacy and fallbacks", (getDb) => {
     const user = await createTestUser(db, { ...LONDON, briefingMode: "legacy" });
     await seedWeather(db);
     await seedEvent(db, user, "Dentist");
-    const { deps } = testDeps(db, server.url);
-    const before = server.chatRequests(MODEL).length;
-    server.script(MODEL, {
+    const model = scriptedModel();
+    const { assistant } = testCore(db, model);
+    model.script({
       content: "Morning! The Dentist is at 09:00; no tasks due and nothing overdue. 8 to 16 degrees.",
     });
-    const outcome = await runBriefing(deps, { user, slot: "morning", trigger: "manual" });
-    const requests = server.chatRequests(MODEL).slice(before);
+    const outcome = await assistant.brief(user.id, { slot: "morning" });
+    const requests = model.requests;
     expect(requests).toHaveLength(1);
     expect(requests[0]?.tools).toBeUndefined();
     const data = String(requests[0]?.messages[1]?.content);
@@ -142,14 +123,18 @@ describeEachDatabase("grounding, legacy and fallbacks", (getDb) => {
   it("falls back to legacy with a warning when the briefing model is too small for tools", async () => {
     const db = getDb();
     const user = await morningUser();
-    const { deps, logger } = testDeps(db, server.url, { model: SMALL_MODEL });
-    const before = server.chatRequests(SMALL_MODEL).length;
-    server.script(SMALL_MODEL, { content: HONEST });
-    const outcome = await runBriefing(deps, { user, slot: "morning", trigger: "manual" });
+    // What the model layer says of a 1.2B model (test/models/capabilities.test.ts checks it says so).
+    const model = scriptedModel({
+      name: "llama3.2:1b",
+      agentic: () => ({ ok: false, reason: "llama3.2:1b has 1.2B parameters; agentic briefings need ≥ 7B" }),
+    });
+    const { assistant, logger } = testCore(db, model);
+    model.script({ content: HONEST });
+    const outcome = await assistant.brief(user.id, { slot: "morning" });
     expect(outcome.mode).toBe("legacy");
-    expect(server.chatRequests(SMALL_MODEL).slice(before)).toHaveLength(1);
-    expect(server.chatRequests(SMALL_MODEL).at(-1)?.tools).toBeUndefined();
-    expect(requestText(server.chatRequests(SMALL_MODEL).at(-1) ?? { messages: [] })).toContain("DUE TODAY:");
+    expect(model.requests).toHaveLength(1);
+    expect(model.requests.at(-1)?.tools).toBeUndefined();
+    expect(requestText(model.requests.at(-1))).toContain("DUE TODAY:");
     const warning = logger.warnings.find((entry) => entry.message.includes("falling back to legacy mode"));
     expect(JSON.stringify(warning?.details)).toMatch(/1\.2B/);
     expect((await getRun(db, outcome.runId))?.reason).toMatch(/agentic mode unavailable/);
@@ -158,14 +143,12 @@ describeEachDatabase("grounding, legacy and fallbacks", (getDb) => {
   it("honours briefing_mode changed after the user was created", async () => {
     const db = getDb();
     const user = await morningUser();
-    const legacyUser = await updateUser(db, user.id, { briefingMode: "legacy" });
-    server.script(MODEL, { content: HONEST });
-    const legacy = await runBriefing(testDeps(db, server.url).deps, {
-      user: legacyUser,
-      slot: "morning",
-      trigger: "manual",
-    });
+    await updateUser(db, user.id, { briefingMode: "legacy" });
+    const model = scriptedModel();
+    model.script({ content: HONEST });
+    const legacy = await testCore(db, model).assistant.brief(user.id, { slot: "morning" });
     expect(legacy.mode).toBe("legacy");
+    expect(model.requests).toHaveLength(1);
   });
 
   it("runs a run the scheduler claimed and finishes it as generated", async () => {
@@ -175,17 +158,13 @@ describeEachDatabase("grounding, legacy and fallbacks", (getDb) => {
       .insert(briefingRuns)
       .values({ userId: user.id, slot: "midday", localDate: TODAY, trigger: "schedule", state: "claimed" })
       .returning();
-    const { deps } = testDeps(db, server.url);
-    server.script(MODEL, [
+    const model = scriptedModel();
+    const { generateBriefing } = testCore(db, model);
+    model.script(
       { toolCalls: [MORNING_CALLS[0]!, MORNING_CALLS[2]!] },
       { content: '"Renew passport" is still due at 14:30. Nothing on your calendar today.' },
-    ]);
-    const outcome = await runBriefing(deps, {
-      user,
-      slot: "midday",
-      runId: claimed!.id,
-      trigger: "schedule",
-    });
+    );
+    const outcome = await generateBriefing({ user, slot: "midday", runId: claimed!.id });
     expect(outcome.runId).toBe(claimed!.id);
     expect(await getRun(db, claimed!.id)).toMatchObject({
       state: "generated",
@@ -194,13 +173,9 @@ describeEachDatabase("grounding, legacy and fallbacks", (getDb) => {
     });
     const stored = await listRunMessages(db, claimed!.id);
     expect(stored.at(-1)?.metadata).toMatchObject({ briefing_slot: "midday" });
-    expect(String(server.chatRequests(MODEL).at(-1)?.messages[0]?.content)).toContain(
-      "brief midday check-in",
-    );
+    expect(model.requests.at(-1)?.messages[0]?.content).toContain("brief midday check-in");
 
     const intruder = await createTestUser(db, LONDON);
-    await expect(
-      runBriefing(deps, { user: intruder, slot: "midday", runId: claimed!.id, trigger: "schedule" }),
-    ).rejects.toThrow();
+    await expect(generateBriefing({ user: intruder, slot: "midday", runId: claimed!.id })).rejects.toThrow();
   });
 });

@@ -1,33 +1,30 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { getPendingAction } from "../../../db/queries/pending-actions.ts";
 import { createTask, getTask } from "../../../db/queries/tasks.ts";
-import { createAssistant } from "../../../src/core/assistant-service.ts";
+import type { Assistant } from "../../../src/core/assistant.ts";
+import { ModelError } from "../../../src/core/model.ts";
 import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
-import type { OllamaTestServer } from "../../servers/ollama-server.ts";
-import { call, LONDON, MODEL, startModelServer, testDeps } from "../fixture.ts";
-
-let server: OllamaTestServer;
-beforeAll(async () => {
-  server = await startModelServer();
-});
-afterAll(async () => {
-  await server.close();
-});
+import { call, type ScriptedModel, scriptedModel } from "../../helpers/scripted-model.ts";
+import { LONDON, testCore } from "../fixture.ts";
 
 describeEachDatabase("plain chat and confirmations", (getDb) => {
   async function setup() {
     const db = getDb();
     const user = await createTestUser(db, LONDON);
     const task = await createTask(db, { userId: user.id, title: "Renew passport" });
-    const context = testDeps(db, server.url);
-    return { db, user, task, assistant: createAssistant(context.deps), ...context };
+    const model = scriptedModel();
+    return { db, user, task, ...testCore(db, model) };
   }
 
-  async function askToDelete(assistant: ReturnType<typeof createAssistant>, userId: number, taskId: number) {
-    server.script(MODEL, [
+  async function askToDelete(
+    { assistant, model }: { assistant: Assistant; model: ScriptedModel },
+    userId: number,
+    taskId: number,
+  ) {
+    model.script(
       { toolCalls: [call("delete_task", { id: taskId })] },
       { content: "Press Confirm to delete it." },
-    ]);
+    );
     return assistant.reply(
       userId,
       { platform: "cli", threadKey: `cli:${userId}:${taskId}` },
@@ -36,11 +33,11 @@ describeEachDatabase("plain chat and confirmations", (getDb) => {
   }
 
   it("creates with the interactive route and the full tool set", async () => {
-    const { db, user, assistant } = await setup();
-    server.script(MODEL, [
+    const { db, user, assistant, model } = await setup();
+    model.script(
       { toolCalls: [call("create_task", { title: "Book dentist", due_date: "2025-06-06", user_id: 999 })] },
       { content: 'Added "Book dentist" for 2025-06-06.' },
-    ]);
+    );
     const reply = await assistant.reply(
       user.id,
       { platform: "cli", threadKey: `cli:${user.id}:create` },
@@ -49,7 +46,7 @@ describeEachDatabase("plain chat and confirmations", (getDb) => {
     expect(reply.text).toBe('Added "Book dentist" for 2025-06-06.');
     const created = reply.receipts[0]?.result as { created: { id: number } };
     expect((await getTask(db, user.id, created.created.id))?.title).toBe("Book dentist");
-    const request = server.chatRequests(MODEL).at(-2);
+    const request = model.requests.at(-2);
     expect((request?.tools ?? []).length).toBe(18);
     expect(String(request?.messages[0]?.content)).toContain(
       "Never assert facts you didn't learn from a tool.",
@@ -57,17 +54,14 @@ describeEachDatabase("plain chat and confirmations", (getDb) => {
   });
 
   it("waits for the owner's Confirm, refuses anyone else, and runs once", async () => {
-    const { db, user, task, assistant } = await setup();
-    const reply = await askToDelete(assistant, user.id, task.id);
+    const { db, user, task, assistant, model } = await setup();
+    const reply = await askToDelete({ assistant, model }, user.id, task.id);
     expect(reply.pending).toHaveLength(1);
     const pending = reply.pending[0]!;
     expect(pending.summary).toBe(`Delete task ${task.id} "Renew passport"?`);
     expect(pending.expiresAt.toISOString()).toBe("2025-06-02T06:10:00.000Z");
     expect(reply.text).toContain("waiting for your confirmation");
-    const toolResult = server
-      .chatRequests(MODEL)
-      .at(-1)
-      ?.messages.find((message) => message.role === "tool");
+    const toolResult = model.requests.at(-1)?.messages.find((message) => message.role === "tool");
     expect(String(toolResult?.content)).toContain("waiting_for_confirmation");
     expect(await getTask(db, user.id, task.id)).toBeDefined();
 
@@ -84,14 +78,14 @@ describeEachDatabase("plain chat and confirmations", (getDb) => {
   });
 
   it("lets the owner cancel, and expires after the configured minutes", async () => {
-    const { db, user, task, assistant, clock } = await setup();
-    const first = await askToDelete(assistant, user.id, task.id);
+    const { db, user, task, assistant, clock, model } = await setup();
+    const first = await askToDelete({ assistant, model }, user.id, task.id);
     expect((await assistant.resolveConfirmation(user.id, first.pending[0]!.id, false)).kind).toBe(
       "cancelled",
     );
     expect(await getTask(db, user.id, task.id)).toBeDefined();
 
-    const second = await askToDelete(assistant, user.id, task.id);
+    const second = await askToDelete({ assistant, model }, user.id, task.id);
     clock.advance(11 * 60_000);
     const expired = await assistant.resolveConfirmation(user.id, second.pending[0]!.id, true);
     expect(expired.kind).toBe("expired");
@@ -100,8 +94,10 @@ describeEachDatabase("plain chat and confirmations", (getDb) => {
   });
 
   it("answers honestly when the model is down", async () => {
-    const { user, assistant } = await setup();
-    server.script(MODEL, { error: { status: 500, message: "model runner has unexpectedly stopped" } });
+    const { user, assistant, model } = await setup();
+    model.script({
+      error: new ModelError("model runner has unexpectedly stopped", "MODEL_UNAVAILABLE"),
+    });
     const reply = await assistant.reply(
       user.id,
       { platform: "cli", threadKey: `cli:${user.id}:down` },

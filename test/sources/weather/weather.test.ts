@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { readCachedForecast } from "../../../db/queries/weather.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
+import { describeWeatherCode } from "../../../src/core/weather/wmo-codes.ts";
 import { getWeather, readWeather, refreshAllWeather } from "../../../src/sources/weather/get-weather.ts";
-import { describeWeatherCode } from "../../../src/sources/weather/wmo-codes.ts";
 import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
 import { type OpenMeteoServer, startOpenMeteoServer } from "../../servers/open-meteo-server.ts";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { listFeedItems } from "../../db/queries/feeds.ts";
-import { defineTool } from "../core/tools/define-tool.ts";
+import { interestsFromProfile } from "../feeds/interests.ts";
+import { defineTool } from "./define-tool.ts";
 import { clip, compact, localStamp } from "./format.ts";
 
 export const getRssItemsTool = defineTool({
@@ -14,7 +14,12 @@ export const getRssItemsTool = defineTool({
     topic: z.string().trim().min(1).max(100).optional().describe("Only items about this topic"),
   }),
   async handler({ max, topic }, context) {
-    const items = await listFeedItems(context.db, context.user, { max, topic });
+    const items = await context.sources.feedItems(context.user.id, {
+      max,
+      topic,
+      // Without a topic, what the profile says the user cares about takes the slots first.
+      interests: topic ? [] : interestsFromProfile(context.user.profile),
+    });
     return {
       ...(topic ? { topic } : {}),
       count: items.length,

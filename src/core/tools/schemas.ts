@@ -1,6 +1,6 @@
 /** Argument pieces shared by several tools, each described for the model. */
 import { z } from "zod";
-import { isClockTime, isIsoDate } from "../core/local-time.ts";
+import { isClockTime, isIsoDate } from "../local-time.ts";
 
 export const idArgument = (what: string) =>
   z.coerce

@@ -3,7 +3,7 @@
  * their local dates, so the model repeats local times and the grounding check finds them in the receipts.
  */
 import { DateTime } from "luxon";
-import type { Note, Project, Task } from "../../db/schema/index.ts";
+import type { Note, Project, Task } from "../domain.ts";
 
 export function taskView(task: Task, projectNames?: ReadonlyMap<number, string>): Record<string, unknown> {
   return compact({

@@ -1,10 +1,11 @@
 import { expect, it } from "vitest";
-import { createEvent, getEvent } from "../../db/queries/events.ts";
-import { fixedClock } from "../../src/core/clock.ts";
-import { chatToolSet } from "../../src/core/tools/allowlists.ts";
-import { dispatchToolCall } from "../../src/core/tools/dispatch.ts";
-import { createDefaultToolRegistry } from "../../src/tools/index.ts";
-import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
+import { createEvent, getEvent } from "../../../db/queries/events.ts";
+import { fixedClock } from "../../../src/core/clock.ts";
+import { chatToolSet } from "../../../src/core/tools/allowlists.ts";
+import { createDefaultToolRegistry } from "../../../src/core/tools/catalog.ts";
+import { dispatchToolCall } from "../../../src/core/tools/dispatch.ts";
+import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
+import { toolContextFor } from "../fixture.ts";
 
 describeEachDatabase("update_event", (getDb) => {
   it("stamps the change with the context's clock", async () => {
@@ -19,7 +20,7 @@ describeEachDatabase("update_event", (getDb) => {
     const outcome = await dispatchToolCall(
       chatToolSet(createDefaultToolRegistry()),
       { id: "c1", function: { name: "update_event", arguments: { id: event.id, title: "Team standup" } } },
-      { user, db, clock },
+      toolContextFor(db, user, clock),
     );
     expect(outcome.error).toBeFalsy();
     const stored = await getEvent(db, user.id, event.id);
@@ -42,7 +43,7 @@ describeEachDatabase("list_events bounds its receipt", (getDb) => {
     const outcome = await dispatchToolCall(
       chatToolSet(createDefaultToolRegistry()),
       { id: "c2", function: { name: "list_events", arguments: { range: "upcoming", days: 14 } } },
-      { user, db, clock: fixedClock("2025-06-02T06:00:00Z") },
+      toolContextFor(db, user, fixedClock("2025-06-02T06:00:00Z")),
     );
     const result = outcome.result as { count: number; events: unknown[]; note?: string };
     expect(result.count).toBe(45);

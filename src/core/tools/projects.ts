@@ -1,19 +1,11 @@
 import { z } from "zod";
-import {
-  createProject,
-  findProjectByName,
-  listProjects,
-  searchProjects,
-  updateProject,
-} from "../../db/queries/projects.ts";
-import { defineTool } from "../core/tools/define-tool.ts";
+import { PROJECT_STATUSES } from "../domain.ts";
+import { defineTool } from "./define-tool.ts";
 import { projectView } from "./format.ts";
 import { idArgument, searchQuery } from "./schemas.ts";
 
 /** Bounds the receipt (and so the prompt) for people with very many projects. */
 const MAX_PROJECTS = 30;
-
-const PROJECT_STATUSES = ["active", "paused", "done", "archived"] as const;
 
 export const listProjectsTool = defineTool({
   name: "list_projects",
@@ -21,7 +13,7 @@ export const listProjectsTool = defineTool({
   readOnly: true,
   input: z.object({ status: z.enum(PROJECT_STATUSES).optional().describe("Only projects with this status") }),
   async handler({ status }, context) {
-    const found = await listProjects(context.db, context.user.id, status);
+    const found = await context.records.listProjects(context.user.id, status);
     return {
       ...(status ? { status } : {}),
       count: found.length,
@@ -40,7 +32,7 @@ export const searchProjectsTool = defineTool({
   readOnly: true,
   input: z.object({ query: searchQuery.describe("Words to look for") }),
   async handler({ query }, context) {
-    const found = await searchProjects(context.db, context.user.id, query);
+    const found = await context.records.searchProjects(context.user.id, query);
     return {
       query,
       count: found.length,
@@ -60,9 +52,9 @@ export const createProjectTool = defineTool({
     status: z.enum(PROJECT_STATUSES).optional(),
   }),
   async handler(args, context) {
-    const existing = await findProjectByName(context.db, context.user.id, args.name);
+    const existing = await context.records.findProjectByName(context.user.id, args.name);
     if (existing) throw new Error(`a project named "${existing.name}" already exists (id ${existing.id})`);
-    const project = await createProject(context.db, {
+    const project = await context.records.createProject({
       userId: context.user.id,
       name: args.name,
       ...(args.summary !== undefined ? { summary: args.summary } : {}),
@@ -86,11 +78,11 @@ export const updateProjectTool = defineTool({
     const given = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
     if (Object.keys(given).length === 0) throw new Error("nothing to change: give name, summary or status");
     if (changes.name) {
-      const clash = await findProjectByName(context.db, context.user.id, changes.name);
+      const clash = await context.records.findProjectByName(context.user.id, changes.name);
       if (clash && clash.id !== id)
         throw new Error(`a project named "${clash.name}" already exists (id ${clash.id})`);
     }
-    const project = await updateProject(context.db, context.user.id, id, given, context.clock.now());
+    const project = await context.records.updateProject(context.user.id, id, given, context.clock.now());
     return { updated: projectView(project) };
   },
 });

@@ -1,9 +1,10 @@
 /** The product's tools, registered once; runs get allowlisted subsets of this registry. */
-import { createToolRegistry, type ToolRegistry } from "../core/tools/registry.ts";
+
 import { eventTools } from "./events.ts";
 import { getRssItemsTool } from "./feeds.ts";
 import { noteTools } from "./notes.ts";
 import { projectTools } from "./projects.ts";
+import { createToolRegistry, type ToolRegistry } from "./registry.ts";
 import { taskTools } from "./tasks.ts";
 import { getWeatherTool } from "./weather.ts";
 

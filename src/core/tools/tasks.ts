@@ -1,18 +1,8 @@
 import { z } from "zod";
-import { findProjectByName, listProjects } from "../../db/queries/projects.ts";
-import {
-  completeTask,
-  createTask,
-  deleteTask,
-  getTask,
-  listTasks,
-  TASK_FILTERS,
-  updateTask,
-} from "../../db/queries/tasks.ts";
-import { NotFoundError } from "../../db/queries/users.ts";
-import { TASK_PRIORITIES } from "../../db/schema/index.ts";
-import { localDate } from "../core/local-time.ts";
-import { defineTool, type ToolContext } from "../core/tools/define-tool.ts";
+import { TASK_FILTERS, TASK_PRIORITIES } from "../domain.ts";
+import { NotFoundError } from "../errors.ts";
+import { taskQuery } from "../tasks.ts";
+import { defineTool, type ToolContext } from "./define-tool.ts";
 import { taskView } from "./format.ts";
 import { clockTime, idArgument, isoDate } from "./schemas.ts";
 
@@ -34,16 +24,12 @@ export const listTasksTool = defineTool({
     filter: z.enum(TASK_FILTERS).default("open").describe("Which tasks to list"),
   }),
   async handler({ filter }, context) {
-    const now = context.clock.now();
-    const found = await listTasks(
-      context.db,
-      { userId: context.user.id, timeZone: context.user.timeZone, now },
-      filter,
-    );
+    const query = taskQuery(filter, context.user.timeZone, context.clock.now());
+    const found = await context.records.listTasks(context.user.id, query);
     const names = await projectNames(context);
     return {
       filter,
-      today: localDate(now, context.user.timeZone),
+      today: query.today,
       count: found.length,
       tasks: found.map((task) => taskView(task, names)),
       ...(found.length === 0 ? { note: `No ${FILTER_MEANING[filter]}.` } : {}),
@@ -70,7 +56,7 @@ export const createTaskTool = defineTool({
   async handler(args, context) {
     if (args.due_time && !args.due_date) throw new Error("due_time needs a due_date");
     const projectId = args.project ? await projectIdByName(context, args.project) : null;
-    const task = await createTask(context.db, {
+    const task = await context.records.createTask({
       userId: context.user.id,
       title: args.title,
       notes: args.notes ?? "",
@@ -108,7 +94,7 @@ export const updateTaskTool = defineTool({
       ...(args.project !== undefined ? { projectId: await projectIdByName(context, args.project) } : {}),
     };
     if (Object.keys(changes).length === 0) throw new Error("nothing to change: give at least one field");
-    const task = await updateTask(context.db, context.user.id, args.id, changes, context.clock.now());
+    const task = await context.records.updateTask(context.user.id, args.id, changes, context.clock.now());
     return { updated: taskView(task) };
   },
 });
@@ -119,7 +105,7 @@ export const completeTaskTool = defineTool({
   readOnly: false,
   input: z.object({ id: idArgument("task") }),
   async handler({ id }, context) {
-    const task = await completeTask(context.db, context.user.id, id, context.clock.now());
+    const task = await context.records.completeTask(context.user.id, id, context.clock.now());
     return { completed: taskView(task) };
   },
 });
@@ -130,12 +116,12 @@ export const deleteTaskTool = defineTool({
   readOnly: false,
   input: z.object({ id: idArgument("task") }),
   async confirm({ id }, context) {
-    const task = await getTask(context.db, context.user.id, id);
+    const task = await context.records.getTask(context.user.id, id);
     if (!task) throw new NotFoundError(`no task ${id}`);
     return `Delete task ${task.id} "${task.title}"?`;
   },
   async handler({ id }, context) {
-    const task = await deleteTask(context.db, context.user.id, id);
+    const task = await context.records.deleteTask(context.user.id, id);
     return { deleted: taskView(task) };
   },
 });
@@ -143,12 +129,12 @@ export const deleteTaskTool = defineTool({
 export const taskTools = [listTasksTool, createTaskTool, updateTaskTool, completeTaskTool, deleteTaskTool];
 
 async function projectNames(context: ToolContext): Promise<Map<number, string>> {
-  const projects = await listProjects(context.db, context.user.id);
+  const projects = await context.records.listProjects(context.user.id);
   return new Map(projects.map((project) => [project.id, project.name]));
 }
 
 async function projectIdByName(context: ToolContext, name: string): Promise<number> {
-  const project = await findProjectByName(context.db, context.user.id, name);
+  const project = await context.records.findProjectByName(context.user.id, name);
   if (!project) throw new NotFoundError(`no project named "${name}"`);
   return project.id;
 }

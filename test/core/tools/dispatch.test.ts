@@ -1,15 +1,16 @@
 import { expect, it } from "vitest";
 import { z } from "zod";
-import { createEvent } from "../../db/queries/events.ts";
-import { createProject } from "../../db/queries/projects.ts";
-import { createTask, getTask } from "../../db/queries/tasks.ts";
-import { fixedClock } from "../../src/core/clock.ts";
-import { briefingToolSet, chatToolSet } from "../../src/core/tools/allowlists.ts";
-import { defineTool, type ToolContext } from "../../src/core/tools/define-tool.ts";
-import { dispatchAll, dispatchToolCall } from "../../src/core/tools/dispatch.ts";
-import { createToolRegistry, createToolSet } from "../../src/core/tools/registry.ts";
-import { createDefaultToolRegistry } from "../../src/tools/index.ts";
-import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
+import { createEvent } from "../../../db/queries/events.ts";
+import { createProject } from "../../../db/queries/projects.ts";
+import { createTask, getTask } from "../../../db/queries/tasks.ts";
+import { fixedClock } from "../../../src/core/clock.ts";
+import { briefingToolSet, chatToolSet } from "../../../src/core/tools/allowlists.ts";
+import { createDefaultToolRegistry } from "../../../src/core/tools/catalog.ts";
+import { defineTool, type ToolContext } from "../../../src/core/tools/define-tool.ts";
+import { dispatchAll, dispatchToolCall } from "../../../src/core/tools/dispatch.ts";
+import { createToolRegistry, createToolSet } from "../../../src/core/tools/registry.ts";
+import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
+import { toolContextFor } from "../fixture.ts";
 
 const registry = createDefaultToolRegistry();
 const clock = fixedClock("2025-06-02T06:00:00Z");
@@ -23,7 +24,7 @@ describeEachDatabase("tool dispatch", (getDb) => {
     const db = getDb();
     const me = await createTestUser(db, { timeZone: "Europe/London" });
     const other = await createTestUser(db, { timeZone: "Europe/London" });
-    const context: ToolContext = { user: me, db, clock };
+    const context: ToolContext = toolContextFor(db, me, clock);
     return { db, me, other, context };
   }
 

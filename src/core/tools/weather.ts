@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { defineTool } from "../core/tools/define-tool.ts";
-import { readWeather } from "../sources/weather/get-weather.ts";
-import type { DailyForecast } from "../sources/weather/weather-report.ts";
+import { type DailyForecast, readForecast } from "../weather/forecast.ts";
+import { defineTool } from "./define-tool.ts";
 import { compact } from "./format.ts";
 
 /** Words that mean "wherever the user is" rather than a place name. */
@@ -28,7 +27,7 @@ export const getWeatherTool = defineTool({
         `only the user's saved location (${saved ?? "none set"}) has a forecast, not "${location}"`,
       );
     }
-    const weather = await readWeather(context.db, context.user, context.clock.now());
+    const weather = await readForecast(context.sources, context.user, context.clock.now());
     if (!weather.available) throw new Error(weather.reason);
     const [today, ...later] = weather.days;
     return compact({

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { createNote, listNotes, searchNotes } from "../../db/queries/notes.ts";
-import { defineTool } from "../core/tools/define-tool.ts";
+import { daysBefore } from "../local-time.ts";
+import { defineTool } from "./define-tool.ts";
 import { noteView } from "./format.ts";
 import { searchQuery } from "./schemas.ts";
 
@@ -18,9 +18,8 @@ export const listNotesTool = defineTool({
       .describe("Only notes from the last N days"),
   }),
   async handler({ recent_days }, context) {
-    const found = await listNotes(context.db, context.user.id, {
-      now: context.clock.now(),
-      ...(recent_days !== undefined ? { recentDays: recent_days } : {}),
+    const found = await context.records.listNotes(context.user.id, {
+      ...(recent_days !== undefined ? { since: daysBefore(context.clock.now(), recent_days) } : {}),
       limit: 20,
     });
     return {
@@ -38,7 +37,7 @@ export const searchNotesTool = defineTool({
   readOnly: true,
   input: z.object({ query: searchQuery.describe("Words to look for") }),
   async handler({ query }, context) {
-    const found = await searchNotes(context.db, context.user.id, query);
+    const found = await context.records.searchNotes(context.user.id, query);
     return {
       query,
       count: found.length,
@@ -57,7 +56,7 @@ export const createNoteTool = defineTool({
     title: z.string().trim().max(200).optional(),
   }),
   async handler(args, context) {
-    const note = await createNote(context.db, {
+    const note = await context.records.createNote({
       userId: context.user.id,
       body: args.body,
       ...(args.title ? { title: args.title } : {}),

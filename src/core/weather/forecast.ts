@@ -1,7 +1,43 @@
-/** Turns a cached Open-Meteo payload into what the get_weather tool returns. */
+/**
+ * Reading the forecast cache: the Open-Meteo payload the background refresh stored, turned into what the
+ * get_weather tool and `briefbot weather` show, with how old it is. Never touches the network.
+ */
 import { DateTime } from "luxon";
-import { type ForecastPayload, ForecastPayloadSchema } from "./open-meteo-forecast.ts";
+import { z } from "zod";
+import type { User } from "../domain.ts";
+import type { Sources } from "../ports.ts";
 import { describeWeatherCode } from "./wmo-codes.ts";
+
+const nullableNumbers = z.array(z.number().nullable());
+
+/** The part of Open-Meteo's forecast answer that is fetched, validated and cached. */
+export const ForecastPayloadSchema = z.object({
+  latitude: z.number(),
+  longitude: z.number(),
+  timezone: z.string().optional(),
+  current: z
+    .object({
+      time: z.string(),
+      temperature_2m: z.number().nullable().optional(),
+      weather_code: z.number().nullable().optional(),
+    })
+    .optional(),
+  current_units: z.record(z.string(), z.string()).optional(),
+  daily: z.object({
+    time: z.array(z.string()),
+    temperature_2m_max: nullableNumbers.optional(),
+    temperature_2m_min: nullableNumbers.optional(),
+    precipitation_probability_max: nullableNumbers.optional(),
+    weather_code: nullableNumbers.optional(),
+  }),
+  daily_units: z.record(z.string(), z.string()).optional(),
+});
+export type ForecastPayload = z.infer<typeof ForecastPayloadSchema>;
+
+export type WeatherUser = Pick<User, "timeZone" | "locationName" | "latitude" | "longitude">;
+
+/** Read-only callers flag data as stale after this; the background refresh should keep it well under. */
+export const FORECAST_STALE_AFTER_MINUTES = 60;
 
 export interface DailyForecast {
   /** Local date at the location, "YYYY-MM-DD". */
@@ -101,4 +137,44 @@ function dailyForecasts(payload: ForecastPayload): DailyForecast[] {
       description: describeWeatherCode(code),
     };
   });
+}
+
+/** Cache only. Stale when older than `staleAfterMinutes` (default 60). */
+export async function readForecast(
+  sources: Pick<Sources, "forecast">,
+  user: WeatherUser,
+  now: Date,
+  options: { staleAfterMinutes?: number } = {},
+): Promise<WeatherResult> {
+  const place = placeOf(user);
+  if (!place) return noLocation();
+  const cached = await sources.forecast(place);
+  if (!cached) return unavailable(`no forecast has been fetched yet for ${place.label}`);
+  const staleAfter = options.staleAfterMinutes ?? FORECAST_STALE_AFTER_MINUTES;
+  const stale = now.getTime() - cached.fetchedAt.getTime() > staleAfter * 60_000;
+  return buildWeatherResult({
+    payload: cached.payload,
+    fetchedAt: cached.fetchedAt,
+    now,
+    timeZone: user.timeZone,
+    location: place.label,
+    latitude: place.latitude,
+    longitude: place.longitude,
+    stale,
+    staleReason: stale
+      ? `the forecast has not been refreshed since ${cached.fetchedAt.toISOString()}`
+      : undefined,
+  });
+}
+
+export function noLocation(): WeatherResult {
+  return unavailable("no location is set for this user (briefbot user set <name> --location <place>)");
+}
+
+/** The user's place to two decimals (~1 km), the precision forecasts are cached at. */
+export function placeOf(user: WeatherUser): { latitude: number; longitude: number; label: string } | null {
+  if (user.latitude === null || user.longitude === null) return null;
+  const latitude = Math.round(user.latitude * 100) / 100;
+  const longitude = Math.round(user.longitude * 100) / 100;
+  return { latitude, longitude, label: user.locationName || `${latitude}, ${longitude}` };
 }

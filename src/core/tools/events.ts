@@ -1,19 +1,9 @@
 import { DateTime } from "luxon";
 import { z } from "zod";
-import {
-  type ChatEventChanges,
-  createEvent,
-  deleteEvent,
-  EVENT_RANGES,
-  type EventView,
-  getEvent,
-  listEvents,
-  updateEvent,
-} from "../../db/queries/events.ts";
-import { NotFoundError } from "../../db/queries/users.ts";
-import type { CalendarEvent } from "../../db/schema/index.ts";
-import { localDate } from "../core/local-time.ts";
-import { defineTool, type ToolContext } from "../core/tools/define-tool.ts";
+import { type CalendarEvent, type ChatEventChanges, EVENT_RANGES, type EventView } from "../domain.ts";
+import { NotFoundError } from "../errors.ts";
+import { localDate } from "../local-time.ts";
+import { defineTool, type ToolContext } from "./define-tool.ts";
 import { compact } from "./format.ts";
 import { clockTime, idArgument, isoDate } from "./schemas.ts";
 
@@ -39,8 +29,7 @@ export const listEventsTool = defineTool({
   }),
   async handler({ range, days }, context) {
     const now = context.clock.now();
-    const found = await listEvents(
-      context.db,
+    const found = await context.sources.events(
       { id: context.user.id, timeZone: context.user.timeZone },
       { range, now, ...(days !== undefined ? { days } : {}) },
     );
@@ -104,12 +93,12 @@ export const createEventTool = defineTool({
       timeZone: zone,
     };
     const event = args.start_time
-      ? await createEvent(context.db, context.user.id, {
+      ? await context.records.createEvent(context.user.id, {
           ...common,
           allDay: false,
           ...timedRange(args.date, args.start_time, args.end_time, zone),
         })
-      : await createEvent(context.db, context.user.id, { ...common, allDay: true, startDate: args.date });
+      : await context.records.createEvent(context.user.id, { ...common, allDay: true, startDate: args.date });
     return { created: rowView(event, zone) };
   },
 });
@@ -157,8 +146,7 @@ export const updateEventTool = defineTool({
       ...(args.location !== undefined ? { location: args.location } : {}),
       ...(args.description !== undefined ? { description: args.description } : {}),
     };
-    const updated = await updateEvent(
-      context.db,
+    const updated = await context.records.updateEvent(
       context.user.id,
       args.id,
       changes,
@@ -184,7 +172,7 @@ export const deleteEventTool = defineTool({
   },
   async handler({ id }, context) {
     const event = await requireChatEvent(context, id);
-    if (!(await deleteEvent(context.db, context.user.id, id)))
+    if (!(await context.records.deleteEvent(context.user.id, id)))
       throw new NotFoundError(`no event ${id} created in chat`);
     return { deleted: rowView(event, context.user.timeZone) };
   },
@@ -193,7 +181,7 @@ export const deleteEventTool = defineTool({
 export const eventTools = [listEventsTool, createEventTool, updateEventTool, deleteEventTool];
 
 async function requireChatEvent(context: ToolContext, id: number): Promise<CalendarEvent> {
-  const event = await getEvent(context.db, context.user.id, id);
+  const event = await context.records.getEvent(context.user.id, id);
   if (!event) throw new NotFoundError(`no event ${id}`);
   if (event.calendarId !== null) {
     throw new Error(`event ${id} comes from a subscribed calendar; change it in that calendar instead`);

@@ -5,10 +5,10 @@ import {
   briefingToolSet,
   CHAT_TOOLS,
   readOnlyChatToolSet,
-} from "../../src/core/tools/allowlists.ts";
-import { defineTool } from "../../src/core/tools/define-tool.ts";
-import { createToolRegistry, toolSchema } from "../../src/core/tools/registry.ts";
-import { ALL_TOOLS, createDefaultToolRegistry } from "../../src/tools/index.ts";
+} from "../../../src/core/tools/allowlists.ts";
+import { ALL_TOOLS, createDefaultToolRegistry } from "../../../src/core/tools/catalog.ts";
+import { defineTool } from "../../../src/core/tools/define-tool.ts";
+import { createToolRegistry, toolSchema } from "../../../src/core/tools/registry.ts";
 
 describe("tool registry and allowlists", () => {
   const registry = createDefaultToolRegistry();

@@ -1,0 +1,59 @@
+/**
+ * The edge's side of composition: the Ollama model client from the configured routes, the database ports,
+ * and the check-in hook, handed to `composeCore`. The app, the CLI and the bench build the core here.
+ */
+import { randomBytes } from "node:crypto";
+import type { Database } from "../db/client.ts";
+import { createDbPorts } from "../db/stores/index.ts";
+import type { Config } from "./config/config.ts";
+import type { Clock } from "./core/clock.ts";
+import { type Core, composeCore } from "./core/compose.ts";
+import type { Logger } from "./core/logger.ts";
+import type { ModelClient } from "./core/model.ts";
+import type { Ports } from "./core/ports.ts";
+import { createModelClient, type ModelRouter } from "./models/index.ts";
+import { CHANGES_SINCE_MORNING_TOOL, changesSinceMorning } from "./scheduler/changes-since-morning.ts";
+
+export interface BuildCoreOptions<MODEL extends ModelClient = ModelRouter> {
+  db: Database;
+  config: Config;
+  clock: Clock;
+  fetch: typeof fetch;
+  logger: Logger;
+  /** Replaces the Ollama client built from `config.models` (benches and tests with a scripted model). */
+  model?: MODEL;
+}
+
+export function buildCore(options: BuildCoreOptions): Core & { model: ModelRouter; ports: Ports };
+export function buildCore<MODEL extends ModelClient>(
+  options: BuildCoreOptions<MODEL> & { model: MODEL },
+): Core & { model: MODEL; ports: Ports };
+export function buildCore(
+  options: BuildCoreOptions<ModelClient>,
+): Core & { model: ModelClient; ports: Ports } {
+  const { db, config } = options;
+  // The stores fit the core's ports structurally; this assignment is where the compiler checks it.
+  const ports: Ports = createDbPorts(db);
+  const model =
+    options.model ??
+    createModelClient({ routes: config.models, fetch: options.fetch, logger: options.logger });
+  const core = composeCore({
+    ports,
+    model,
+    clock: options.clock,
+    ids: () => `runner_${randomBytes(6).toString("hex")}`,
+    logger: options.logger,
+    // Check-ins start from what changed since the morning, computed from receipts rather than guessed.
+    checkInContext: async (user, localDate, now) => ({
+      name: CHANGES_SINCE_MORNING_TOOL,
+      arguments: { local_date: localDate },
+      result: await changesSinceMorning(db, user.id, localDate, now),
+    }),
+    config: {
+      receiptMaxAgeMinutes: config.briefing.receiptMaxAgeMinutes,
+      retentionDays: config.briefing.retentionDays,
+      confirmationMinutes: config.briefing.confirmationMinutes,
+    },
+  });
+  return { ...core, model, ports };
+}

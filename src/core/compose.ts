@@ -1,0 +1,68 @@
+/**
+ * The one composition function: ports, a model, a clock (and optionally ids, a tool registry and the
+ * check-in hook) in; the `Assistant` facade and the scheduler's briefing generator out. The app, the CLI,
+ * the bench and the tests all build the core here.
+ */
+import type { Assistant, BriefingOutcome } from "./assistant.ts";
+import { createAssistant } from "./assistant-service.ts";
+import { runBriefing } from "./briefing/run-briefing.ts";
+import type { CheckInContext } from "./briefing/types.ts";
+import type { Clock } from "./clock.ts";
+import { type AssistantConfig, resolveConfig } from "./config.ts";
+import type { CoreDeps } from "./deps.ts";
+import type { SlotName, User } from "./domain.ts";
+import type { BriefingObserver } from "./events.ts";
+import { type Ids, sequentialIds } from "./ids.ts";
+import type { Logger } from "./logger.ts";
+import type { ModelClient } from "./model.ts";
+import type { Ports } from "./ports.ts";
+import { createDefaultToolRegistry } from "./tools/catalog.ts";
+import type { ToolRegistry } from "./tools/registry.ts";
+
+export interface CoreOptions {
+  ports: Ports;
+  model: ModelClient;
+  clock: Clock;
+  /** Call ids of runner-made tool calls. Default: `runner_1`, `runner_2`, … per process. */
+  ids?: Ids | undefined;
+  /** Default: every tool the product has. */
+  tools?: ToolRegistry | undefined;
+  config: Partial<AssistantConfig>;
+  logger: Logger;
+  /** What changed since the morning, for check-ins; see `CheckInContext`. */
+  checkInContext?: CheckInContext | undefined;
+  /** Monotonic milliseconds for timings. Default `performance.now`. */
+  timer?: (() => number) | undefined;
+}
+
+/** A run the scheduler claimed, to generate now. */
+export interface BriefingRequest {
+  user: User;
+  slot: SlotName;
+  runId: number;
+  onEvent?: BriefingObserver | undefined;
+}
+
+export interface Core {
+  assistant: Assistant;
+  /** Generates a claimed scheduled run: claimed → generating → generated (or failed). */
+  generateBriefing(request: BriefingRequest): Promise<BriefingOutcome>;
+}
+
+export function composeCore(options: CoreOptions): Core {
+  const deps: CoreDeps = {
+    ports: options.ports,
+    model: options.model,
+    clock: options.clock,
+    ids: options.ids ?? sequentialIds("runner"),
+    tools: options.tools ?? createDefaultToolRegistry(),
+    config: resolveConfig(options.config),
+    logger: options.logger,
+    timer: options.timer ?? (() => performance.now()),
+    checkInContext: options.checkInContext,
+  };
+  return {
+    assistant: createAssistant(deps),
+    generateBriefing: (request) => runBriefing(deps, request),
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * The core's public surface: what platform adapters, edge services, the CLI and the composition root use.
+ * Adapters import from here only.
+ */
+export type {
+  Assistant,
+  BriefingMessage,
+  BriefingOutcome,
+  ChatReply,
+  ConfirmationOutcome,
+  DeliveryReceipt,
+  PendingConfirmation,
+  PlatformSender,
+  ReceiptsView,
+  StatusCheck,
+  ThreadRef,
+} from "./assistant.ts";
+export { DeliveryError } from "./assistant.ts";
+export { receiptsView, slotAt } from "./assistant-service.ts";
+export { statusChecks, statusRow } from "./briefing/status-row.ts";
+export type { CheckInContext, CheckInReceipt } from "./briefing/types.ts";
+export { type Clock, fixedClock, systemClock } from "./clock.ts";
+export { type BriefingRequest, type Core, type CoreOptions, composeCore } from "./compose.ts";
+export { type AssistantConfig, DEFAULT_ASSISTANT_CONFIG } from "./config.ts";
+export * from "./domain.ts";
+export { errorMessage, NotFoundError } from "./errors.ts";
+export type { BriefingEvent, BriefingObserver } from "./events.ts";
+export { type Ids, sequentialIds } from "./ids.ts";
+export { type Logger, silentLogger } from "./logger.ts";
+export type {
+  AgenticVerdict,
+  ChatMessage,
+  ChatRequest,
+  ChatResult,
+  ModelClient,
+  ModelRole,
+} from "./model.ts";
+export { ModelError, withPreferredModel } from "./model.ts";
+export type * from "./ports.ts";
