@@ -1,5 +1,9 @@
 import pino from "pino";
 
+/**
+ * pino's logger: it implements the core's `Logger` (the app hands it to `buildCore`, which takes that
+ * interface, so the compiler checks the fit) and adds `child()` for per-component context.
+ */
 export type Logger = pino.Logger;
 
 /** JSON lines on stderr, so command output on stdout stays clean for scripts. */

@@ -1,12 +1,6 @@
-/** The slice of a pino logger the bot uses; pino's `Logger` fits it. */
-export interface TelegramLogger {
-  info(details: object, message: string): void;
-  warn(details: object, message: string): void;
-  error(details: object, message: string): void;
-}
+/** The bot logs through the one logger interface; pino's `Logger` fits it. */
+import type { Logger } from "../../src/core/index.ts";
 
-export const silentLogger: TelegramLogger = {
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-};
+export type TelegramLogger = Logger;
+
+export { silentLogger } from "../../src/core/index.ts";

@@ -163,17 +163,8 @@ export async function markFeedFailed(db: Database, feedId: number, at: Date, err
     .where(eq(feeds.id, feedId));
 }
 
-export interface FeedItemView {
-  id: number;
-  feedId: number;
-  feedTitle: string;
-  title: string;
-  link: string | null;
-  summary: string;
-  publishedAt: Date | null;
-  /** Which of the user's interests the item mentions (empty when none or no interests were used). */
-  matchedInterests: string[];
-}
+/** An item as the tools read it, with the feed's title and which asked-for interests it mentions. */
+export type FeedItemView = ReturnType<typeof toView>;
 
 export interface ListFeedItemsOptions {
   max: number;
@@ -232,12 +223,7 @@ function topicCondition(topic: string): SQL {
   return sql`(${feeds.topics} @> ${JSON.stringify([topic])}::jsonb or ${feedItems.title} ~* ${pattern} or ${feedItems.summary} ~* ${pattern})`;
 }
 
-function toView(
-  item: FeedItem,
-  feedTitle: string,
-  feedTopics: string[],
-  interests: readonly string[],
-): FeedItemView {
+function toView(item: FeedItem, feedTitle: string, feedTopics: string[], interests: readonly string[]) {
   const text = `${item.title}\n${item.summary}`;
   const matchedInterests = interests.filter(
     (interest) => feedTopics.includes(interest) || matchesKeyword(text, interest),

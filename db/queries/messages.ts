@@ -12,17 +12,7 @@ import {
 } from "../schema/index.ts";
 
 /** A tool result read back as evidence: the call's arguments, its parsed result, and when it ran. */
-export interface Receipt {
-  /** Message id of the stored tool result. */
-  id: number;
-  runId: number | null;
-  toolName: string;
-  arguments: Record<string, unknown>;
-  result: unknown;
-  /** True when the call failed or was refused. */
-  error: boolean;
-  at: Date;
-}
+export type Receipt = ReturnType<typeof receiptFromMessage>;
 
 export async function insertMessages(db: Database, rows: NewStoredMessage[]): Promise<StoredMessage[]> {
   if (rows.length === 0) return [];
@@ -58,7 +48,7 @@ export async function listRunReceipts(db: Database, runId: number): Promise<Rece
   return rows.map(receiptFromMessage);
 }
 
-export function receiptFromMessage(message: StoredMessage): Receipt {
+export function receiptFromMessage(message: StoredMessage) {
   const metadata: MessageMetadata = message.metadata ?? {};
   return {
     id: message.id,

@@ -1,12 +1,6 @@
 import { and, asc, desc, eq, inArray, isNull, lt } from "drizzle-orm";
 import type { Database } from "../client.ts";
-import {
-  type BriefingRun,
-  briefingRuns,
-  type GroundingVerdict,
-  messages,
-  type SlotName,
-} from "../schema/index.ts";
+import { type BriefingRun, briefingRuns, messages, type SlotName } from "../schema/index.ts";
 import { NotFoundError } from "./users.ts";
 
 /** States in which a run has prose a person can read and follow up on. */
@@ -97,20 +91,22 @@ export async function startClaimedRun(
   });
 }
 
-export interface RunResult {
-  mode: "agentic" | "legacy" | "digest";
-  route: string;
-  endpoint: string | null;
-  model: string | null;
-  turns: number;
-  toolCalls: number;
-  promptTokens: number;
-  evalTokens: number;
-  timings: Record<string, number>;
-  grounding: GroundingVerdict | null;
-  prose: string;
-  reason: string | null;
-}
+/** What a finished generation writes on its run. */
+export type RunResult = Pick<
+  BriefingRun,
+  | "mode"
+  | "route"
+  | "endpoint"
+  | "model"
+  | "turns"
+  | "toolCalls"
+  | "promptTokens"
+  | "evalTokens"
+  | "timings"
+  | "grounding"
+  | "prose"
+  | "reason"
+>;
 
 export async function finishRun(
   db: Database,

@@ -2,6 +2,7 @@
 import {
   BRIEFING_MODES,
   type BriefingMode,
+  isSlotName,
   SLOT_NAMES,
   type SlotName,
   type SlotTimes,
@@ -27,21 +28,21 @@ export function parseSlotAssignments(values: string[]): Partial<SlotTimes> {
     const match = /^([a-z]+)=(.+)$/.exec(value.trim());
     if (!match) throw new CliError(`--slot "${value}" should look like morning=07:00 or midday=off`);
     const [, name, time] = match as unknown as [string, string, string];
-    if (!(SLOT_NAMES as readonly string[]).includes(name)) {
+    if (!isSlotName(name)) {
       throw new CliError(`--slot "${value}": unknown slot "${name}" (slots: ${SLOT_NAMES.join(", ")})`);
     }
-    if (time === "off") changes[name as SlotName] = null;
-    else if (isClockTime(normalizeClock(time))) changes[name as SlotName] = normalizeClock(time);
+    if (time === "off") changes[name] = null;
+    else if (isClockTime(normalizeClock(time))) changes[name] = normalizeClock(time);
     else throw new CliError(`--slot "${value}": "${time}" is not a time like 07:00 (or "off")`);
   }
   return changes;
 }
 
 export function parseSlotName(value: string): SlotName {
-  if (!(SLOT_NAMES as readonly string[]).includes(value)) {
+  if (!isSlotName(value)) {
     throw new CliError(`--slot "${value}" is not a slot (slots: ${SLOT_NAMES.join(", ")})`);
   }
-  return value as SlotName;
+  return value;
 }
 
 export function parseMode(value: string): BriefingMode {

@@ -1,11 +1,9 @@
 /** What the scheduler and delivery worker report about themselves: log lines and metric observations. */
 
-/** pino-compatible; every method optional so a test can pass `{}`. */
-export interface OpsLogger {
-  info?(details: object, message: string): void;
-  warn?(details: object, message: string): void;
-  error?(details: object, message: string): void;
-}
+import type { Logger } from "../core/logger.ts";
+
+/** The logger, every method optional so a test can pass `{}`. */
+export type OpsLogger = Partial<Logger>;
 
 export type DeliveryOutcome = "sent" | "retry" | "failed";
 

@@ -1,5 +1,6 @@
 import { Ollama } from "ollama";
 import type { ResolvedEndpoint, ResolvedModelRoutes, ResolvedRoute } from "../config/model-routes.ts";
+import type { Logger } from "../core/logger.ts";
 import {
   type AgenticVerdict,
   type ChatRequest,
@@ -16,11 +17,8 @@ import { AttemptError, type AttemptFailure, type StreamChatOutcome, streamChat }
 import { estimatePromptTokens, looksTruncated } from "./prompt-size.ts";
 import { recoverToolCalls } from "./tool-call-recovery.ts";
 
-/** pino-compatible. */
-export interface ModelLogger {
-  warn(details: object, message: string): void;
-  info?(details: object, message: string): void;
-}
+/** The part of the logger the router uses. */
+export type ModelLogger = Pick<Logger, "warn"> & Partial<Pick<Logger, "info">>;
 
 /** What the router did, for tests, logs and metrics. */
 export type ModelEvent =

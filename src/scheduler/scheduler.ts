@@ -25,6 +25,7 @@ import {
 import { listUsers } from "../../db/queries/users.ts";
 import type { BriefingRun, SlotName, User } from "../../db/schema/index.ts";
 import type { Clock } from "../core/clock.ts";
+import { errorMessage } from "../core/errors.ts";
 import { formatLocal } from "../core/local-time.ts";
 import type { ModelClient } from "../core/model.ts";
 import { type GenerationObserver, notify, type OpsLogger } from "../delivery/hooks.ts";
@@ -192,7 +193,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       try {
         await runner({ user, slot, localDate: run.localDate, runId: run.id });
       } catch (error) {
-        const reason = `generation failed: ${error instanceof Error ? error.message : String(error)}`;
+        const reason = `generation failed: ${errorMessage(error)}`;
         await transitionRun(db, run.id, {
           from: ["claimed", "generating"],
           to: "failed",
@@ -275,7 +276,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       await options.model.warm("briefing");
       logger.info?.({ batches: batches.length }, "warmed the briefing model ahead of scheduled slots");
     } catch (error) {
-      logger.warn?.({ error: error instanceof Error ? error.message : String(error) }, "pre-warm failed");
+      logger.warn?.({ error: errorMessage(error) }, "pre-warm failed");
     }
     return true;
   }
@@ -289,7 +290,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         return report;
       })
       .catch((error: unknown) => {
-        lastTickError = error instanceof Error ? error.message : String(error);
+        lastTickError = errorMessage(error);
         logger.error?.({ error: lastTickError }, "scheduler tick failed");
         throw error;
       })

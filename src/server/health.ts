@@ -3,6 +3,7 @@
  * stopped ticking is an outage even though the process is up: briefings silently stop.
  */
 import type { Clock } from "../core/clock.ts";
+import { errorMessage } from "../core/errors.ts";
 
 export interface HealthReport {
   ok: boolean;
@@ -57,7 +58,7 @@ async function checkDatabase(
     ]);
     return { ok: true };
   } catch (error) {
-    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+    return { ok: false, error: errorMessage(error) };
   } finally {
     clearTimeout(timer);
   }

@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { errorMessage } from "../core/errors.ts";
 import type { HealthReport } from "./health.ts";
 
 export type RouteHandler = (request: IncomingMessage, response: ServerResponse) => void | Promise<void>;
@@ -50,10 +51,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     Promise.resolve()
       .then(() => handler(request, response))
       .catch((error: unknown) => {
-        options.logger?.error?.(
-          { path, error: error instanceof Error ? error.message : String(error) },
-          "HTTP handler failed",
-        );
+        options.logger?.error?.({ path, error: errorMessage(error) }, "HTTP handler failed");
         if (!response.headersSent) send(response, 500, "text/plain; charset=utf-8", "internal error\n");
         else response.end();
       });

@@ -10,6 +10,7 @@ import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Database } from "../../db/client.ts";
 import { countDeliveriesByState } from "../../db/queries/deliveries.ts";
 import { countRunsByState, countToolCallsByTool, groundingTotals } from "../../db/queries/schedule.ts";
+import { errorMessage } from "../core/errors.ts";
 import type { DeliveryObserver, GenerationObserver } from "../delivery/hooks.ts";
 
 /** The subset of the model router's `stats()` that is exported (see `src/models/endpoint-queue.ts`). */
@@ -47,10 +48,7 @@ export function createMetrics(sources: MetricsSources): BriefbotMetrics {
       await collect();
     } catch (error) {
       collectErrors.inc({ source: what });
-      sources.logger?.warn?.(
-        { source: what, error: error instanceof Error ? error.message : String(error) },
-        "metrics collection failed",
-      );
+      sources.logger?.warn?.({ source: what, error: errorMessage(error) }, "metrics collection failed");
     }
   };
 

@@ -3,11 +3,13 @@
  * run ends (so a slow run never overlaps the next). A failing run is logged, never thrown.
  */
 
-/** The subset of pino's API the loops use. */
-export interface SyncLogger {
-  info(details: object, message: string): void;
-  warn(details: object, message: string): void;
-}
+import { errorMessage } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
+
+export { errorMessage };
+
+/** The part of the logger the loops use. */
+export type SyncLogger = Pick<Logger, "info" | "warn">;
 
 export interface PeriodicSync {
   /** Stops scheduling and waits for a run in progress to finish. */
@@ -57,8 +59,4 @@ export function startPeriodicSync(options: {
       await running;
     },
   };
-}
-
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
