@@ -70,6 +70,12 @@ describeEachDatabase("telegram bot", (getDb) => {
     expect(post.parseMode).toBe("HTML");
     expect(post.text).toContain('"<b>" and "a & b"');
     expect(post.text).toMatch(/✓ [^\n]+$/);
+    // While it worked, the live message showed each tool result as the core reported it.
+    const progress = h.telegram
+      .callsTo("sendMessage")
+      .map((call) => String(call.params.text))
+      .find((text) => text.startsWith("⏳"));
+    expect(progress).toBe("⏳ Working on your briefing…\n✓ list_tasks");
     expect(post.replyMarkup?.inline_keyboard[0]?.[0]).toMatchObject({
       text: expect.stringContaining("Receipts"),
     });
