@@ -17,6 +17,7 @@ import { replaceCalendarEvents } from "../../../db/queries/events.ts";
 import { findUserByName } from "../../../db/queries/users.ts";
 import type { Clock } from "../../core/clock.ts";
 import { DEFAULT_MAX_BYTES, type FetchFunction } from "../http-cache-fetch.ts";
+import type { NetworkPolicy } from "../network/address-policy.ts";
 import { defaultExpansionWindow, expandCalendar } from "./expand-calendar.ts";
 import { isHttpSource, loadCalendarSource, type ReadFileFunction } from "./fetch-calendar.ts";
 
@@ -26,6 +27,8 @@ export interface CalendarSyncDeps {
   readFile?: ReadFileFunction;
   timeoutMs?: number;
   maxBytes?: number;
+  /** Which addresses calendar fetches and their redirects may reach; default public only. */
+  network?: NetworkPolicy;
 }
 
 export interface CalendarSyncResult {
@@ -69,6 +72,7 @@ async function syncLoadedCalendar(
       etag: calendar.hasBody ? calendar.etag : null,
       lastModified: calendar.hasBody ? calendar.lastModified : null,
       ...(deps.timeoutMs !== undefined ? { timeoutMs: deps.timeoutMs } : {}),
+      ...(deps.network ? { network: deps.network } : {}),
       maxBytes,
     });
     const window = defaultExpansionWindow(now);

@@ -14,6 +14,7 @@ import { findUserByName } from "../../../db/queries/users.ts";
 import type { Feed } from "../../../db/schema/index.ts";
 import type { Clock } from "../../core/clock.ts";
 import { type FetchFunction, fetchWithCache } from "../http-cache-fetch.ts";
+import type { NetworkPolicy } from "../network/address-policy.ts";
 import { errorMessage, type PeriodicSync, type SyncLogger, startPeriodicSync } from "../periodic-sync.ts";
 import { parseFeedDocument } from "./parse-feed.ts";
 
@@ -24,6 +25,8 @@ export interface FeedSyncDeps {
   timeoutMs?: number;
   /** Per-response limit; default 5 MB. */
   maxBytes?: number;
+  /** Which addresses feed fetches and their redirects may reach; default public only. */
+  network?: NetworkPolicy;
 }
 
 export type FeedSyncResult =
@@ -52,6 +55,7 @@ async function syncLoadedFeed(db: Database, feed: Feed, deps: FeedSyncDeps): Pro
       headers: REQUEST_HEADERS,
       ...(deps.timeoutMs === undefined ? {} : { timeoutMs: deps.timeoutMs }),
       ...(deps.maxBytes === undefined ? {} : { maxBytes: deps.maxBytes }),
+      ...(deps.network === undefined ? {} : { network: deps.network }),
     });
     if (response.status === "not-modified") {
       await markFeedNotModified(db, feed.id, deps.clock.now());
