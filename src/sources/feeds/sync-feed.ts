@@ -16,6 +16,7 @@ import type { Clock } from "../../core/clock.ts";
 import { type FetchFunction, fetchWithCache } from "../http-cache-fetch.ts";
 import type { NetworkPolicy } from "../network/address-policy.ts";
 import { errorMessage, type PeriodicSync, type SyncLogger, startPeriodicSync } from "../periodic-sync.ts";
+import { storableSnippet } from "../storable-text.ts";
 import { parseFeedDocument } from "./parse-feed.ts";
 
 export interface FeedSyncDeps {
@@ -71,7 +72,8 @@ async function syncLoadedFeed(db: Database, feed: Feed, deps: FeedSyncDeps): Pro
     });
     return { ...base, status: "ok", ...saved };
   } catch (error) {
-    const message = errorMessage(error);
+    // Messages quote the offending input; PostgreSQL must be able to store them.
+    const message = storableSnippet(errorMessage(error), 1000);
     await markFeedFailed(db, feed.id, deps.clock.now(), message);
     return { ...base, status: "error", itemCount: feed.itemCount, error: message };
   }
