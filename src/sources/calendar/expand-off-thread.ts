@@ -21,18 +21,25 @@ export interface ExpansionRequest {
 }
 
 export type ExpansionReply =
+  | { id: number; type: "started" }
   | { id: number; type: "series"; label: string }
   | { id: number; type: "done"; result: ExpandResult }
   | { id: number; type: "failed"; name: string; message: string };
 
 export interface ExpanderLimits {
-  /** The thread is stopped after this long, whatever it is doing. Default 30 s. */
+  /** The thread is stopped after expanding one calendar for this long, whatever it is doing. Default 30 s. */
   hardTimeoutMs: number;
+  /** …or when it has not even started on the calendar after this long (a loaded machine, a broken build). */
+  startTimeoutMs: number;
   /** V8 old-generation heap of the thread. Default 256 MB. */
   maxHeapMb: number;
 }
 
-export const DEFAULT_EXPANDER_LIMITS: ExpanderLimits = { hardTimeoutMs: 30_000, maxHeapMb: 256 };
+export const DEFAULT_EXPANDER_LIMITS: ExpanderLimits = {
+  hardTimeoutMs: 30_000,
+  startTimeoutMs: 60_000,
+  maxHeapMb: 256,
+};
 
 /** The thread had to be stopped (deadline, memory) or died; the calendar keeps its last good events. */
 export class CalendarExpansionError extends Error {
@@ -49,7 +56,7 @@ export interface CalendarExpander {
 }
 
 export function createCalendarExpander(limits: Partial<ExpanderLimits> = {}): CalendarExpander {
-  const { hardTimeoutMs, maxHeapMb } = { ...DEFAULT_EXPANDER_LIMITS, ...limits };
+  const { hardTimeoutMs, startTimeoutMs, maxHeapMb } = { ...DEFAULT_EXPANDER_LIMITS, ...limits };
   let worker: Worker | undefined;
   let queue: Promise<unknown> = Promise.resolve();
   let nextId = 1;
@@ -97,7 +104,19 @@ export function createCalendarExpander(limits: Partial<ExpanderLimits> = {}): Ca
         });
       const onMessage = (reply: ExpansionReply) => {
         if (reply.id !== id) return;
-        if (reply.type === "series") series = reply.label;
+        if (reply.type === "started") {
+          // The deadline is for the expansion; starting the thread (loading the code) is not part of it.
+          clearTimeout(timer);
+          timer = setTimeout(
+            () =>
+              fail(
+                new CalendarExpansionError(
+                  `calendar expansion was stopped after ${Math.round(hardTimeoutMs / 100) / 10} s${during()}`,
+                ),
+              ),
+            hardTimeoutMs,
+          );
+        } else if (reply.type === "series") series = reply.label;
         else if (reply.type === "done") settle(() => resolve(reply.result));
         else settle(() => reject(rebuildError(reply)));
       };
@@ -112,14 +131,14 @@ export function createCalendarExpander(limits: Partial<ExpanderLimits> = {}): Ca
         );
       const onExit = (code: number) =>
         fail(new CalendarExpansionError(`calendar expansion thread exited (code ${code})${during()}`));
-      const timer = setTimeout(
+      let timer = setTimeout(
         () =>
           fail(
             new CalendarExpansionError(
-              `calendar expansion was stopped after ${Math.round(hardTimeoutMs / 100) / 10} s${during()}`,
+              `calendar expansion thread did not start within ${Math.round(startTimeoutMs / 1000)} s`,
             ),
           ),
-        hardTimeoutMs,
+        startTimeoutMs,
       );
       current.on("message", onMessage);
       current.on("error", onError);

@@ -11,6 +11,7 @@ if (!port) throw new Error("expansion-worker.ts runs as a worker thread (see exp
 
 port.on("message", (request: ExpansionRequest) => {
   const reply = (message: ExpansionReply) => port.postMessage(message);
+  reply({ id: request.id, type: "started" });
   try {
     const result = expandCalendar(request.text, {
       ...request.options,
