@@ -5,6 +5,7 @@
 import { cpus } from "node:os";
 import { runBriefingBench } from "./briefing.ts";
 import { runFanoutBench } from "./fanout.ts";
+import { runHostileBench } from "./hostile.ts";
 import { runRoutingBench } from "./routing.ts";
 import type { BenchSection } from "./types.ts";
 
@@ -12,6 +13,7 @@ const benches: [string, () => Promise<BenchSection>][] = [
   ["routing", runRoutingBench],
   ["briefing", runBriefingBench],
   ["fanout", runFanoutBench],
+  ["hostile", runHostileBench],
 ];
 
 const only = process.argv.slice(2);

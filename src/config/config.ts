@@ -6,6 +6,7 @@
 import { extname } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { allowHostProblem, type NetworkPolicy } from "../sources/network/address-policy.ts";
 import { DEFAULT_OPEN_METEO_GEOCODING_URL } from "../sources/weather/geocoding.ts";
 import { DEFAULT_OPEN_METEO_URL } from "../sources/weather/open-meteo-forecast.ts";
 import {
@@ -29,6 +30,8 @@ export interface Config {
   openMeteo: { forecastUrl: string; geocodingUrl: string };
   port: number;
   sync: { calendarMinutes: number; feedMinutes: number; weatherMinutes: number };
+  /** Which addresses calendar and feed fetches may reach (weather URLs are the operator's own and unchecked). */
+  sources: NetworkPolicy;
   briefing: {
     /** Receipts older than this may be refreshed by read-only tools in follow-ups. */
     receiptMaxAgeMinutes: number;
@@ -116,6 +119,23 @@ const EnvSchema = z.object({
 
 const minutes = (fallback: number) => z.number().positive().default(fallback);
 
+const allowedHost = z
+  .string({ error: "must be a host name, IP address or CIDR range, in quotes if need be" })
+  .superRefine((entry, context) => {
+    const problem = allowHostProblem(entry);
+    if (problem) context.addIssue({ code: "custom", message: problem });
+  });
+
+const SourcesSchema = z
+  .object({
+    allow_private_networks: z.boolean({ error: "must be true or false" }).default(false),
+    allow_hosts: z
+      .array(allowedHost, { error: "must be a list of host names, IP addresses or CIDR ranges" })
+      .default([]),
+  })
+  .strict()
+  .default({ allow_private_networks: false, allow_hosts: [] });
+
 const FileSchema = z
   .object({
     ...modelRoutesFields,
@@ -127,6 +147,7 @@ const FileSchema = z
       })
       .strict()
       .default({ calendar_minutes: 15, feed_minutes: 30, weather_minutes: 30 }),
+    sources: SourcesSchema,
     briefing: z
       .object({
         receipt_max_age_minutes: minutes(60),
@@ -186,6 +207,7 @@ export function loadConfig(env: Environment, readFile: (path: string) => string)
   if (problems.length > 0) throw new ConfigError(problems);
 
   const sync = file?.sync ?? { calendar_minutes: 15, feed_minutes: 30, weather_minutes: 30 };
+  const sources = file?.sources ?? { allow_private_networks: false, allow_hosts: [] };
   const briefing = file?.briefing ?? {
     receipt_max_age_minutes: 60,
     retention_days: 7,
@@ -226,6 +248,10 @@ export function loadConfig(env: Environment, readFile: (path: string) => string)
       calendarMinutes: sync.calendar_minutes,
       feedMinutes: sync.feed_minutes,
       weatherMinutes: sync.weather_minutes,
+    },
+    sources: {
+      allowPrivateNetworks: sources.allow_private_networks,
+      allowHosts: sources.allow_hosts.map((host) => host.trim()),
     },
     briefing: {
       receiptMaxAgeMinutes: briefing.receipt_max_age_minutes,

@@ -1,11 +1,32 @@
 /**
- * Conditional, bounded HTTP GET shared by the calendar and feed syncs: ETag / Last-Modified revalidation,
- * a hard time limit, a hard size limit, and charset-aware decoding. Every failure is a `FetchError`.
+ * Conditional, bounded HTTP GET shared by the calendar, feed and weather syncs: ETag / Last-Modified
+ * revalidation, a hard time limit, a hard size limit, charset-aware decoding, and (unless the address is
+ * operator-configured) no connection to private, loopback or metadata addresses on any hop. Every
+ * failure is a `FetchError`.
  */
+import {
+  type AddressPolicy,
+  createAddressGuard,
+  OPERATOR_CONFIGURED,
+  PUBLIC_ONLY,
+  RefusedAddressError,
+} from "./network/address-policy.ts";
+import { createGuardedAgent } from "./network/guarded-agent.ts";
 
+/**
+ * `fetch` or anything shaped like it. It must honour `init.dispatcher` (Node's and undici's fetch do):
+ * that is where the address checks happen.
+ */
 export type FetchFunction = typeof fetch;
 
-export type FetchErrorCode = "timeout" | "too-large" | "http-status" | "network" | "bad-url";
+export type FetchErrorCode =
+  | "timeout"
+  | "too-large"
+  | "http-status"
+  | "network"
+  | "bad-url"
+  | "refused-address"
+  | "too-many-redirects";
 
 export class FetchError extends Error {
   constructor(
@@ -35,6 +56,11 @@ export interface FetchWithCacheOptions {
   /** Body limit in bytes; default 5 MB. */
   maxBytes?: number;
   headers?: Record<string, string>;
+  /**
+   * Which addresses the request and its redirects may reach; default public addresses only.
+   * `OPERATOR_CONFIGURED` skips the checks, for addresses from the operator's own configuration.
+   */
+  network?: AddressPolicy;
 }
 
 export type FetchWithCacheResult =
@@ -49,6 +75,7 @@ export type FetchWithCacheResult =
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
 export const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
+export const MAX_REDIRECTS = 10;
 
 export async function fetchWithCache(
   fetchFunction: FetchFunction,
@@ -77,20 +104,32 @@ export async function fetchWithCache(
     rejectDeadline(timeoutError());
   }, timeoutMs);
   const beforeDeadline = <T>(promise: Promise<T>): Promise<T> => Promise.race([promise, deadline]);
+  const policy = options.network ?? PUBLIC_ONLY;
+  const agent = policy === OPERATOR_CONFIGURED ? undefined : createGuardedAgent(policy);
 
   try {
-    let response: Response;
-    try {
-      response = await beforeDeadline(
-        fetchFunction(url, { headers, signal: controller.signal, redirect: "follow" }),
-      );
-    } catch (error) {
-      if (timedOut) throw timeoutError();
-      if (error instanceof TypeError && /invalid url|failed to parse url/i.test(error.message)) {
-        throw new FetchError(`${url}: not a valid URL`, "bad-url", url, { cause: error });
+    const response = await followRedirects(url, policy, async (target) => {
+      try {
+        return await beforeDeadline(
+          fetchFunction(target, {
+            headers,
+            signal: controller.signal,
+            // Redirects are followed here, one checked hop at a time, so a refusal names the hop.
+            redirect: "manual",
+            // undici's Agent and the one inside Node's fetch implement the same Dispatcher interface.
+            ...(agent ? { dispatcher: agent as unknown as RequestInit["dispatcher"] } : {}),
+          }),
+        );
+      } catch (error) {
+        if (timedOut) throw timeoutError();
+        const refused = findRefusal(error);
+        if (refused) throw refusedError(url, target, refused.reason, error);
+        if (error instanceof TypeError && /invalid url|failed to parse url/i.test(error.message)) {
+          throw new FetchError(`${target}: not a valid URL`, "bad-url", url, { cause: error });
+        }
+        throw new FetchError(`${target}: ${describeNetworkError(error)}`, "network", url, { cause: error });
       }
-      throw new FetchError(`${url}: ${describeNetworkError(error)}`, "network", url, { cause: error });
-    }
+    });
 
     if (response.status === 304) {
       await response.body?.cancel().catch(() => {});
@@ -138,7 +177,70 @@ export async function fetchWithCache(
     };
   } finally {
     clearTimeout(timer);
+    void agent?.destroy().catch(() => {});
   }
+}
+
+/**
+ * GETs `url`, following up to `MAX_REDIRECTS` redirects. Each hop's address is checked before the
+ * request (IP literals) and again by the guarded agent as it connects (host names, after DNS).
+ */
+async function followRedirects(
+  url: string,
+  policy: AddressPolicy,
+  get: (target: string) => Promise<Response>,
+): Promise<Response> {
+  const guard = policy === OPERATOR_CONFIGURED ? undefined : createAddressGuard(policy);
+  let target = url;
+  for (let hop = 0; ; hop += 1) {
+    let parsed: URL;
+    try {
+      parsed = new URL(target);
+    } catch (error) {
+      throw new FetchError(`${target}: not a valid URL`, "bad-url", url, { cause: error });
+    }
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+      throw new FetchError(
+        hop === 0
+          ? `${url}: not an http(s) address`
+          : `${url}: redirected to ${target}, which is not http(s)`,
+        "bad-url",
+        url,
+      );
+    }
+    const literal = parsed.hostname.replace(/^\[|\]$/g, "");
+    const reason = guard?.refusal(literal, literal);
+    if (reason) throw refusedError(url, target, reason);
+
+    const response = await get(target);
+    const location = response.headers.get("location");
+    if (response.status < 300 || response.status > 399 || response.status === 304 || !location) {
+      return response;
+    }
+    await response.body?.cancel().catch(() => {});
+    if (hop >= MAX_REDIRECTS) {
+      throw new FetchError(`${url}: more than ${MAX_REDIRECTS} redirects`, "too-many-redirects", url);
+    }
+    try {
+      target = new URL(location, target).href;
+    } catch (error) {
+      throw new FetchError(`${url}: redirected to an invalid address`, "bad-url", url, { cause: error });
+    }
+  }
+}
+
+function refusedError(url: string, target: string, reason: string, cause?: unknown): FetchError {
+  const where = target === url ? `${url}: refused` : `${url}: refused the redirect to ${target}`;
+  return new FetchError(`${where}: ${reason}`, "refused-address", url, cause === undefined ? {} : { cause });
+}
+
+/** The guarded agent's refusal, wherever fetch wrapped it ("fetch failed" → cause → …). */
+function findRefusal(error: unknown): RefusedAddressError | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth += 1) {
+    if (current instanceof RefusedAddressError) return current;
+    current = current.cause;
+  }
+  return undefined;
 }
 
 function tooLarge(url: string, maxBytes: number): FetchError {

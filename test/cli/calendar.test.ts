@@ -7,10 +7,12 @@ import { registerCalendarCommands, registerEventCommands } from "../../src/cli/c
 import { type CliContext, CliError } from "../../src/cli/context.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { fixedClock } from "../../src/core/clock.ts";
+import { loopbackSourcesConfig } from "../helpers/config-file.ts";
 import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
 import { type StaticHttpServer, startStaticHttpServer } from "../servers/static-http-server.ts";
 
 const FILE = fileURLToPath(new URL("../fixtures/ics/outlook-work.ics", import.meta.url));
+const CONFIG = loopbackSourcesConfig();
 
 describeEachDatabase("briefbot calendar and event commands", (getDb) => {
   let server: StaticHttpServer;
@@ -34,9 +36,7 @@ describeEachDatabase("briefbot calendar and event commands", (getDb) => {
         ping: async () => {},
         close: async () => {},
       },
-      config: loadConfig({}, () => {
-        throw new Error("no config file in tests");
-      }),
+      config: loadConfig({ BRIEFBOT_CONFIG: CONFIG }, (path) => readFileSync(path, "utf8")),
       clock: fixedClock("2026-03-30T12:00:00Z"),
       out: {
         line: (text) => output.lines.push(text),

@@ -3,6 +3,7 @@ import { listFeeds } from "../../db/queries/feeds.ts";
 import { registerFeedCommands } from "../../src/cli/commands/feed.ts";
 import { fixedClock } from "../../src/core/clock.ts";
 import { cliHarness } from "../helpers/cli.ts";
+import { loopbackSourcesConfig } from "../helpers/config-file.ts";
 import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
 import { type StaticHttpServer, startStaticHttpServer } from "../servers/static-http-server.ts";
 import { rssFeed } from "../sources/feeds/hostile-feeds.ts";
@@ -25,6 +26,7 @@ describeEachDatabase("briefbot feed", (getDb) => {
     await server?.close();
   });
   const run = cliHarness(getDb, {
+    env: { BRIEFBOT_CONFIG: loopbackSourcesConfig() },
     families: [registerFeedCommands],
     clock: fixedClock("2025-06-02T08:00:00Z"),
   });
@@ -69,6 +71,23 @@ describeEachDatabase("briefbot feed", (getDb) => {
     const synced = await run("feed", "sync", "--user", user.name);
     expect(synced.stdout).toBe("synced 1 feed: 0 ok, 1 failed\n");
     expect(synced.stderr).toContain("failed: ");
+  });
+
+  it("without sources.allow_hosts in BRIEFBOT_CONFIG, a feed on 127.0.0.1 is refused and the refusal recorded", async () => {
+    const strict = cliHarness(getDb, {
+      families: [registerFeedCommands],
+      clock: fixedClock("2025-06-02T08:00:00Z"),
+    });
+    const user = await createTestUser(getDb());
+    const asked = server.requestsTo("/news.xml").length;
+    const added = await strict("feed", "add", "--user", user.name, `${server.url}/news.xml`);
+    expect(added.code).toBe(0);
+    expect(added.stdout).toContain(
+      "but the first sync failed: " +
+        `${server.url}/news.xml: refused: 127.0.0.1 is a loopback address (allow it with sources.allow_private_networks or sources.allow_hosts in BRIEFBOT_CONFIG)`,
+    );
+    expect(server.requestsTo("/news.xml")).toHaveLength(asked);
+    expect((await strict("feed", "list", "--user", user.name)).stdout).toContain("error: ");
   });
 
   it("refuses bad input with one clear line and writes nothing", async () => {

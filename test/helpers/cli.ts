@@ -2,6 +2,7 @@
  * Runs `briefbot` commands in-process against a test database, capturing stdout, stderr and the exit code,
  * through the same `runCli` the real binary uses.
  */
+import { readFileSync } from "node:fs";
 import type { Database, OpenDatabase } from "../../db/client.ts";
 import { COMMAND_FAMILIES } from "../../src/cli/commands/index.ts";
 import type { CliContext, RegisterCommands } from "../../src/cli/context.ts";
@@ -16,6 +17,7 @@ export interface CliResult {
 }
 
 export interface CliHarnessOptions {
+  /** As the process would see it; BRIEFBOT_CONFIG names a real file (e.g. one allowing 127.0.0.1 sources). */
   env?: Record<string, string>;
   clock?: Clock;
   fetch?: typeof fetch;
@@ -38,9 +40,7 @@ export function cliHarness(getDb: () => Database, options: CliHarnessOptions = {
     };
     const context = async (): Promise<CliContext> => {
       const config: Config = {
-        ...loadConfig(options.env ?? {}, () => {
-          throw new Error("no config file in tests");
-        }),
+        ...loadConfig(options.env ?? {}, (path) => readFileSync(path, "utf8")),
         ...options.config,
       };
       const database: OpenDatabase = {

@@ -11,6 +11,13 @@
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { NetworkPolicy } from "../../src/sources/network/address-policy.ts";
+
+/**
+ * These servers listen on 127.0.0.1, which subscription fetches refuse by default; a sync that is meant
+ * to reach them says so with this policy (and only loopback's 127.0.0.1 is opened, nothing else).
+ */
+export const LOOPBACK_SOURCES: NetworkPolicy = { allowPrivateNetworks: false, allowHosts: ["127.0.0.1"] };
 
 export interface ScriptedResponse {
   /** Default 200. */
@@ -42,7 +49,7 @@ export type RouteScript =
   | ((request: RecordedRequest) => ScriptedResponse);
 
 export interface StaticHttpServer {
-  /** "http://127.0.0.1:PORT", no trailing slash. */
+  /** "http://127.0.0.1:PORT" (or the host it was started on), no trailing slash. */
   url: string;
   requests: RecordedRequest[];
   requestsTo(path: string): RecordedRequest[];
@@ -53,7 +60,10 @@ export interface StaticHttpServer {
 
 export async function startStaticHttpServer(
   routes: Record<string, RouteScript> = {},
+  /** Any loopback address works on Linux; a second one lets a test play "public host" and "internal service". */
+  options: { host?: string } = {},
 ): Promise<StaticHttpServer> {
+  const host = options.host ?? "127.0.0.1";
   const scripts = new Map<string, RouteScript>(Object.entries(routes));
   const served = new Map<string, number>();
   const requests: RecordedRequest[] = [];
@@ -88,11 +98,11 @@ export async function startStaticHttpServer(
     }
   });
 
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host}:${port}`,
     requests,
     requestsTo: (path) => requests.filter((request) => request.path === path),
     route(path, script) {

@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeBody, FetchError, fetchWithCache } from "../../src/sources/http-cache-fetch.ts";
 import { startEndlessHttpServer } from "../servers/endless-http-server.ts";
-import { type StaticHttpServer, startStaticHttpServer } from "../servers/static-http-server.ts";
+import {
+  LOOPBACK_SOURCES,
+  type StaticHttpServer,
+  startStaticHttpServer,
+} from "../servers/static-http-server.ts";
 
 describe("fetchWithCache", () => {
   let server: StaticHttpServer;
@@ -29,6 +33,7 @@ describe("fetchWithCache", () => {
       lastModified: "Mon, 02 Jun 2025 10:00:00 GMT",
     });
     const first = await fetchWithCache(fetch, `${server.url}/a.xml`, {
+      network: LOOPBACK_SOURCES,
       headers: { "User-Agent": "test-agent" },
     });
     expect(first).toEqual({
@@ -39,6 +44,7 @@ describe("fetchWithCache", () => {
       contentType: "application/rss+xml",
     });
     const second = await fetchWithCache(fetch, `${server.url}/a.xml`, {
+      network: LOOPBACK_SOURCES,
       etag: first.status === "ok" ? first.etag : undefined,
       lastModified: first.status === "ok" ? first.lastModified : undefined,
     });
@@ -53,6 +59,7 @@ describe("fetchWithCache", () => {
   it("honours Last-Modified alone", async () => {
     server.route("/lm.xml", { body: "<rss/>", lastModified: "Tue, 03 Jun 2025 08:00:00 GMT" });
     const result = await fetchWithCache(fetch, `${server.url}/lm.xml`, {
+      network: LOOPBACK_SOURCES,
       lastModified: "Tue, 03 Jun 2025 08:00:00 GMT",
     });
     expect(result.status).toBe("not-modified");
@@ -60,30 +67,47 @@ describe("fetchWithCache", () => {
 
   it("throws a typed error for a non-2xx status", async () => {
     server.route("/broken", { status: 500, body: "oops" });
-    const error = await failure(fetchWithCache(fetch, `${server.url}/broken`));
+    const error = await failure(fetchWithCache(fetch, `${server.url}/broken`, { network: LOOPBACK_SOURCES }));
     expect(error.code).toBe("http-status");
     expect(error.status).toBe(500);
     expect(error.message).toContain("HTTP 500");
-    const missing = await failure(fetchWithCache(fetch, `${server.url}/nothing-here`));
+    const missing = await failure(
+      fetchWithCache(fetch, `${server.url}/nothing-here`, { network: LOOPBACK_SOURCES }),
+    );
     expect(missing.status).toBe(404);
   });
 
   it("gives up on a server that never answers", async () => {
     server.route("/hang", { hang: true });
-    const error = await failure(fetchWithCache(fetch, `${server.url}/hang`, { timeoutMs: 300 }));
+    const error = await failure(
+      fetchWithCache(fetch, `${server.url}/hang`, {
+        network: LOOPBACK_SOURCES,
+        timeoutMs: 300,
+      }),
+    );
     expect(error.code).toBe("timeout");
     expect(error.message).toContain("within 300 ms");
   });
 
   it("times out even when the injected fetch ignores the abort signal", async () => {
     const deaf: typeof fetch = () => new Promise<Response>(() => {});
-    const error = await failure(fetchWithCache(deaf, "http://127.0.0.1:9/x", { timeoutMs: 100 }));
+    const error = await failure(
+      fetchWithCache(deaf, "http://127.0.0.1:9/x", {
+        network: LOOPBACK_SOURCES,
+        timeoutMs: 100,
+      }),
+    );
     expect(error.code).toBe("timeout");
   });
 
   it("refuses a body over the limit, by Content-Length", async () => {
     server.route("/big", { body: "x".repeat(2048) });
-    const error = await failure(fetchWithCache(fetch, `${server.url}/big`, { maxBytes: 1024 }));
+    const error = await failure(
+      fetchWithCache(fetch, `${server.url}/big`, {
+        network: LOOPBACK_SOURCES,
+        maxBytes: 1024,
+      }),
+    );
     expect(error.code).toBe("too-large");
     expect(error.message).toContain("1 KB limit");
   });
@@ -91,7 +115,12 @@ describe("fetchWithCache", () => {
   it("stops reading an endless body once past the limit", async () => {
     const endless = await startEndlessHttpServer();
     try {
-      const error = await failure(fetchWithCache(fetch, `${endless.url}/feed`, { maxBytes: 1024 * 1024 }));
+      const error = await failure(
+        fetchWithCache(fetch, `${endless.url}/feed`, {
+          network: LOOPBACK_SOURCES,
+          maxBytes: 1024 * 1024,
+        }),
+      );
       expect(error.code).toBe("too-large");
       await endless.clientGone;
       expect(endless.bytesWritten()).toBeLessThan(64 * 1024 * 1024);
@@ -104,7 +133,7 @@ describe("fetchWithCache", () => {
     const closed = await startStaticHttpServer();
     const url = closed.url;
     await closed.close();
-    const error = await failure(fetchWithCache(fetch, `${url}/x`));
+    const error = await failure(fetchWithCache(fetch, `${url}/x`, { network: LOOPBACK_SOURCES }));
     expect(error.code).toBe("network");
     expect(error.message).toContain(url);
   });
@@ -112,7 +141,7 @@ describe("fetchWithCache", () => {
   it("decodes the charset named by Content-Type", async () => {
     const latin2 = new Uint8Array([0x5a, 0x41, 0xaf, 0xd3, 0xa3, 0xc6]); // "ZAŻÓŁĆ" in ISO-8859-2
     server.route("/latin2", { body: latin2, contentType: "application/rss+xml; charset=ISO-8859-2" });
-    const result = await fetchWithCache(fetch, `${server.url}/latin2`);
+    const result = await fetchWithCache(fetch, `${server.url}/latin2`, { network: LOOPBACK_SOURCES });
     expect(result.status === "ok" && result.body).toBe("ZAŻÓŁĆ");
   });
 });

@@ -55,7 +55,11 @@ export const registerCalendarCommands: RegisterCommands = (program, context) => 
             throw new CliError(`${owner.name} is already subscribed to ${source}`);
           throw error;
         }
-        const result = await syncCalendar(ctx.db, added.id, { fetch: ctx.fetch, clock: ctx.clock });
+        const result = await syncCalendar(ctx.db, added.id, {
+          fetch: ctx.fetch,
+          clock: ctx.clock,
+          network: ctx.config.sources,
+        });
         if (options.json) return ctx.out.json({ calendarId: added.id, source, sync: result });
         ctx.out.line(`added calendar ${added.id} for ${owner.name}: ${source}`);
         ctx.out.line(describeResult(result));
@@ -88,6 +92,7 @@ export const registerCalendarCommands: RegisterCommands = (program, context) => 
         const results = await syncAllCalendars(ctx.db, {
           fetch: ctx.fetch,
           clock: ctx.clock,
+          network: ctx.config.sources,
           ...(owner ? { userName: owner.name } : {}),
           onProgress: ({ index, total, result }) =>
             ctx.out.progress(

@@ -35,7 +35,11 @@ export const registerFeedCommands: RegisterCommands = (program, context) => {
             throw new CliError(error.message);
           throw error;
         }
-        const result = await syncFeed(ctx.db, added.id, { fetch: ctx.fetch, clock: ctx.clock });
+        const result = await syncFeed(ctx.db, added.id, {
+          fetch: ctx.fetch,
+          clock: ctx.clock,
+          network: ctx.config.sources,
+        });
         if (result.status === "error") {
           ctx.out.line(`added feed ${added.id} (${added.url}), but the first sync failed: ${result.error}`);
           ctx.out.line("it will be retried on the next sync (briefbot feed sync)");
@@ -78,6 +82,7 @@ export const registerFeedCommands: RegisterCommands = (program, context) => {
           results = await syncAllFeeds(ctx.db, {
             fetch: ctx.fetch,
             clock: ctx.clock,
+            network: ctx.config.sources,
             userName: options.user,
             onProgress: (result, done, total) =>
               ctx.out.progress(`[${done}/${total}] ${describeResult(result)}`),

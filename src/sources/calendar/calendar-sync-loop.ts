@@ -1,6 +1,7 @@
 import type { Database } from "../../../db/client.ts";
 import type { Clock } from "../../core/clock.ts";
 import type { FetchFunction } from "../http-cache-fetch.ts";
+import type { NetworkPolicy } from "../network/address-policy.ts";
 import { type PeriodicSync, type SyncLogger, startPeriodicSync } from "../periodic-sync.ts";
 import { syncAllCalendars } from "./sync-calendar.ts";
 
@@ -11,6 +12,8 @@ export function startCalendarSync(options: {
   db: Database;
   fetch: FetchFunction;
   clock: Clock;
+  /** Which addresses calendar fetches may reach (BRIEFBOT_CONFIG `sources`); default public only. */
+  network?: NetworkPolicy;
   intervalMs?: number;
   logger?: SyncLogger | undefined;
 }): PeriodicSync {
@@ -20,7 +23,11 @@ export function startCalendarSync(options: {
     intervalMs: options.intervalMs ?? DEFAULT_CALENDAR_SYNC_INTERVAL_MS,
     logger,
     run: async () => {
-      const results = await syncAllCalendars(options.db, { fetch: options.fetch, clock: options.clock });
+      const results = await syncAllCalendars(options.db, {
+        fetch: options.fetch,
+        clock: options.clock,
+        ...(options.network ? { network: options.network } : {}),
+      });
       const failed = results.filter((result) => result.status === "failed");
       for (const result of failed) {
         logger?.warn(

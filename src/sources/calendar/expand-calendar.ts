@@ -1,10 +1,16 @@
 /**
  * iCalendar text → the concrete occurrences that touch a time window, in instants and (for all-day events)
- * local dates. Pure: no clock, no I/O. ical.js parses and runs RRULEs on wall-clock times; zones are
- * resolved here (see `event-zone.ts`) so Windows names, missing VTIMEZONEs and floating times all work.
+ * local dates. No I/O; the only clock it reads is the elapsed time its budget allows (injectable). ical.js
+ * parses and runs RRULEs on wall-clock times; zones are resolved here (see `event-zone.ts`) so Windows
+ * names, missing VTIMEZONEs and floating times all work.
+ *
+ * Hostile input is contained per event: an event that cannot be read or expanded is skipped and named in
+ * the warnings, and recurrence runs on a budget (`recurrence-budget.ts`). Run it through
+ * `expand-off-thread.ts` so a calendar never blocks the event loop.
  */
 import ICAL from "ical.js";
 import { IANAZone } from "luxon";
+import { storableSnippet, storableText } from "../storable-text.ts";
 import { CalendarParseError } from "./calendar-parse-error.ts";
 import {
   asIfUtc,
@@ -17,7 +23,15 @@ import {
 } from "./event-zone.ts";
 import { prepareIcsText, splitEvents, summaryOf } from "./ics-text.ts";
 import { type NominalDuration, type ParsedEvent, readEvent, type TimeValue } from "./read-event.ts";
+import {
+  BudgetCut,
+  DEFAULT_RECURRENCE_LIMITS,
+  formatCount,
+  RecurrenceBudget,
+  type RecurrenceLimits,
+} from "./recurrence-budget.ts";
 import { resolveTimeZoneName } from "./resolve-time-zone.ts";
+import { readVtimezone } from "./vtimezone.ts";
 
 /** One occurrence, shaped like an `events` row without its owner. */
 export interface ExpandedInstance {
@@ -43,6 +57,12 @@ export interface ExpandOptions {
   userZone: string;
   windowStart: Date;
   windowEnd: Date;
+  /** Default `DEFAULT_RECURRENCE_LIMITS`. */
+  limits?: RecurrenceLimits;
+  /** Milliseconds from any fixed origin; default `performance.now`. */
+  elapsedMs?: () => number;
+  /** Called before each recurring series is expanded, so a watchdog can name the one that hangs. */
+  onSeries?: (label: string) => void;
 }
 
 export interface ExpandResult {
@@ -53,8 +73,11 @@ export interface ExpandResult {
 }
 
 const DAY_MS = 86_400_000;
-/** Guards against rules like FREQ=SECONDLY from 1970 that would otherwise spin for minutes. */
-const MAX_ITERATIONS = 100_000;
+/** Longer than this is a broken or hostile event, not a sabbatical; its end would also overflow storage. */
+const MAX_EVENT_LENGTH_MS = 5 * 366 * DAY_MS;
+const MAX_WARNING_LENGTH = 500;
+/** Series the budget never reached are listed by name in one warning, up to this many. */
+const MAX_LISTED_SERIES = 5;
 
 export function defaultExpansionWindow(now: Date): { windowStart: Date; windowEnd: Date } {
   return { windowStart: new Date(now.getTime() - DAY_MS), windowEnd: new Date(now.getTime() + 14 * DAY_MS) };
@@ -76,7 +99,9 @@ export function expandCalendar(icsText: string, options: ExpandOptions): ExpandR
       const tzid = component.getFirstPropertyValue("tzid");
       if (typeof tzid !== "string") continue;
       try {
-        vtimezones.set(tzid, new ICAL.Timezone(component));
+        const checked = readVtimezone(component);
+        if ("timezone" in checked) vtimezones.set(tzid, checked.timezone);
+        else warn(`ignored VTIMEZONE "${tzid}": ${checked.problem}`);
       } catch {
         warn(`ignored unreadable VTIMEZONE "${tzid}"`);
       }
@@ -89,10 +114,14 @@ export function expandCalendar(icsText: string, options: ExpandOptions): ExpandR
     calendarZone: calendarDefaultZone(calendars, vtimezones, resolver),
     windowStart: options.windowStart.getTime(),
     windowEnd: options.windowEnd.getTime(),
+    budget: new RecurrenceBudget(
+      options.limits ?? DEFAULT_RECURRENCE_LIMITS,
+      options.elapsedMs ?? (() => performance.now()),
+    ),
     warn,
   };
 
-  const groups = new Map<string, { masters: ParsedEvent[]; overrides: ParsedEvent[] }>();
+  const groups = new Map<string, EventGroup>();
   for (const vevent of vevents) {
     let event: ParsedEvent;
     try {
@@ -106,15 +135,86 @@ export function expandCalendar(icsText: string, options: ExpandOptions): ExpandR
     groups.set(event.uid, group);
   }
 
-  const instances: ExpandedInstance[] = [];
-  for (const group of groups.values())
-    instances.push(...expandGroup(group.masters, group.overrides, context));
+  // Expanded cheapest first, but kept in file order so ties in the final sort come out as before.
+  const expanded: ExpandedInstance[][] = [];
+  const notReached: string[] = [];
+  let singlesDropped = 0;
+  for (const { group, index } of byExpectedCost([...groups.values()], context)) {
+    const series = group.masters.find((master) => master.rrule);
+    if (context.budget.spent()) {
+      if (series) notReached.push(`"${series.title || "(no title)"}"`);
+      else singlesDropped += 1;
+      continue;
+    }
+    if (series) options.onSeries?.(seriesLabel(series));
+    // One event that breaks expansion (an absurd length, a zone luxon refuses) is skipped on its own.
+    try {
+      expanded[index] = expandGroup(group.masters, group.overrides, context);
+    } catch (error) {
+      const first = group.masters[0] ?? group.overrides[0];
+      warn(`skipped event "${first?.title || "(no title)"}": ${errorMessage(error)}`);
+    }
+  }
+  if (notReached.length > 0 || singlesDropped > 0) {
+    const listed = notReached.slice(0, MAX_LISTED_SERIES).join(", ");
+    const more =
+      notReached.length > MAX_LISTED_SERIES ? ` and ${notReached.length - MAX_LISTED_SERIES} more` : "";
+    const series =
+      notReached.length > 0 ? `; ${notReached.length} recurring events not expanded: ${listed}${more}` : "";
+    const singles = singlesDropped > 0 ? `; ${singlesDropped} single events dropped` : "";
+    warn(`the calendar's recurrence budget ran out (${context.budget.spent()})${series}${singles}`);
+  }
 
   return {
-    instances: dedupe(instances, warn).sort((a, b) => a.startsAt.getTime() - b.startsAt.getTime()),
-    warnings: [...warnings],
+    instances: dedupe(expanded.flat(), warn).sort((a, b) => a.startsAt.getTime() - b.startsAt.getTime()),
+    warnings: [...warnings].map((warning) => storableSnippet(warning, MAX_WARNING_LENGTH)),
     calendarName: calendarName(calendars),
   };
+}
+
+interface EventGroup {
+  masters: ParsedEvent[];
+  overrides: ParsedEvent[];
+}
+
+const FREQUENCY_SECONDS: Record<string, number> = {
+  SECONDLY: 1,
+  MINUTELY: 60,
+  HOURLY: 3_600,
+  DAILY: 86_400,
+  WEEKLY: 604_800,
+  MONTHLY: 2_629_746,
+  YEARLY: 31_556_952,
+};
+
+/**
+ * Single events first, then series by roughly how many steps they need to reach the window's end, so
+ * the ordinary weekly meeting is expanded before an invitation with FREQ=SECONDLY can spend the budget.
+ */
+function byExpectedCost(
+  groups: EventGroup[],
+  context: ExpansionContext,
+): { group: EventGroup; index: number }[] {
+  const cost = (group: EventGroup): number => {
+    let steps = 0;
+    for (const master of group.masters) {
+      if (!master.rrule) continue;
+      const seconds = FREQUENCY_SECONDS[master.rrule.freq] ?? 1;
+      const span = Math.max(0, context.windowEnd - asIfUtc(master.start)) / 1000;
+      const needed = span / (seconds * Math.max(1, master.rrule.interval));
+      steps += master.rrule.count ? Math.min(master.rrule.count, needed) : needed;
+    }
+    return steps;
+  };
+  return groups
+    .map((group, index) => ({ group, index, cost: cost(group) }))
+    .sort((a, b) => a.cost - b.cost || a.index - b.index);
+}
+
+/** How warnings name a series: its title and the rule itself, so the operator can find it in the file. */
+function seriesLabel(master: ParsedEvent): string {
+  const rule = master.rrule ? storableSnippet(master.rrule.toString(), 120) : "";
+  return `event "${master.title || "(no title)"}" (RRULE:${rule})`;
 }
 
 interface ExpansionContext {
@@ -124,6 +224,7 @@ interface ExpansionContext {
   calendarZone: EventZone;
   windowStart: number;
   windowEnd: number;
+  budget: RecurrenceBudget;
   warn(message: string): void;
 }
 
@@ -192,7 +293,7 @@ function calendarDefaultZone(
 function calendarName(calendars: ICAL.Component[]): string | undefined {
   for (const calendar of calendars) {
     const name = calendar.getFirstPropertyValue("x-wr-calname");
-    if (typeof name === "string" && name.trim() !== "") return name.trim();
+    if (typeof name === "string" && storableText(name).trim() !== "") return storableText(name).trim();
   }
   return undefined;
 }
@@ -223,10 +324,18 @@ function expandGroup(
     const fallbackLength = master ? lengthOf(master, zoneOfStart(master, context), context) : undefined;
     const instance = singleInstance(override, key, context, fallbackLength);
     if (instance && overlapsWindow(instance, context)) {
+      if (!takeInstance(`event "${override.title || master?.title || "(no title)"}"`, context)) break;
       instances.push({ ...instance, title: override.title || master?.title || "(no title)" });
     }
   }
   return instances;
+}
+
+/** Counts one occurrence against the calendar's allowance; false (with a warning) once it is full. */
+function takeInstance(label: string, context: ExpansionContext): boolean {
+  if (context.budget.takeInstance()) return true;
+  context.warn(`${label}: stopped: the calendar's recurrence budget ran out (${context.budget.spent()})`);
+  return false;
 }
 
 type Length =
@@ -238,7 +347,16 @@ function zoneOfStart(event: ParsedEvent, context: ExpansionContext): EventZone {
   return context.resolver.resolve(event.start.tzid, event.start.isUtc);
 }
 
+/** The event's length; throws when it is absurd, which skips the event. */
 function lengthOf(event: ParsedEvent, zone: EventZone, context: ExpansionContext): Length | undefined {
+  const length = rawLengthOf(event, zone, context);
+  if (length && !(lengthUpperBoundMs(length) <= MAX_EVENT_LENGTH_MS)) {
+    throw new Error("it lasts longer than five years (DTEND or DURATION is absurd)");
+  }
+  return length;
+}
+
+function rawLengthOf(event: ParsedEvent, zone: EventZone, context: ExpansionContext): Length | undefined {
   const { start, end, duration } = event;
   if (start.isDate) {
     if (end) return { kind: "days", days: Math.max(1, daysBetween(start, end)) };
@@ -275,7 +393,14 @@ function expandMaster(
   // from years ago would otherwise cost thousands of conversions on every sync.
   const skipBefore = context.windowStart - lengthUpperBoundMs(length) - 2 * DAY_MS;
   const instances: ExpandedInstance[] = [];
+  const perSeries = context.budget.limits.instancesPerSeries;
   for (const occurrence of occurrenceWallClocks(master, zone, context)) {
+    if (instances.length >= perSeries) {
+      context.warn(
+        `${seriesLabel(master)}: stopped after ${formatCount(perSeries)} occurrences in the sync window`,
+      );
+      break;
+    }
     if (asIfUtc(occurrence) < skipBefore) continue;
     const key = master.start.isDate ? dateKey(occurrence) : zone.toInstant(occurrence).toISOString();
     if (excluded.has(key) || overriddenKeys.has(key)) continue;
@@ -289,7 +414,13 @@ function expandMaster(
       key,
       context,
     );
-    if (overlapsWindow(instance, context)) instances.push(instance);
+    if (overlapsWindow(instance, context)) {
+      if (
+        !takeInstance(master.rrule ? seriesLabel(master) : `event "${master.title || "(no title)"}"`, context)
+      )
+        break;
+      instances.push(instance);
+    }
   }
   return instances;
 }
@@ -308,29 +439,29 @@ function* occurrenceWallClocks(
     yield master.start;
   } else {
     const rule = master.rrule.clone();
-    const until = untilWallClock(rule.until, master, zone, context);
-    rule.until = until ? ICAL.Time.fromData({ ...until, isDate }) : null;
-    const iterator = rule.iterator(ICAL.Time.fromData({ ...wallClockOf(master.start), isDate }));
-    for (let count = 0; ; count += 1) {
-      if (count >= MAX_ITERATIONS) {
-        context.warn(
-          `event "${master.title || "(no title)"}": stopped expanding after ${MAX_ITERATIONS} occurrences`,
-        );
-        break;
+    rule.until = ICAL.Time.fromData({
+      ...earlier(untilWallClock(rule.until, master, zone, context), lastUsefulWallClock(context)),
+      isDate,
+    });
+    const iterator = startIterator(rule, master, context);
+    if (iterator) {
+      for (;;) {
+        let next: ICAL.Time | null;
+        try {
+          next = iterator.next();
+        } catch (error) {
+          context.warn(
+            error instanceof BudgetCut
+              ? `${seriesLabel(master)}: ${error.message}`
+              : `${seriesLabel(master)}: recurrence rule failed (${errorMessage(error)})`,
+          );
+          break;
+        }
+        if (!next) break;
+        const wallClock = wallClockOf(next);
+        if (pastWindow(wallClock)) break;
+        yield wallClock;
       }
-      let next: ICAL.Time | null;
-      try {
-        next = iterator.next();
-      } catch (error) {
-        context.warn(
-          `event "${master.title || "(no title)"}": recurrence rule failed (${errorMessage(error)})`,
-        );
-        break;
-      }
-      if (!next) break;
-      const wallClock = wallClockOf(next);
-      if (pastWindow(wallClock)) break;
-      yield wallClock;
     }
   }
   for (const rdate of master.rdates) {
@@ -342,6 +473,45 @@ function* occurrenceWallClocks(
         : zone.toWallClock(instantOf(rdate, zone, context));
     }
   }
+}
+
+function startIterator(
+  rule: ICAL.Recur,
+  master: ParsedEvent,
+  context: ExpansionContext,
+): ICAL.RecurIterator | undefined {
+  try {
+    const iterator = rule.iterator(
+      ICAL.Time.fromData({ ...wallClockOf(master.start), isDate: master.start.isDate }),
+    );
+    context.budget.meter(iterator);
+    return iterator;
+  } catch (error) {
+    // ical.js validates BY-part combinations when the iterator starts ("Invalid BYYEARDAY rule").
+    context.warn(`${seriesLabel(master)}: recurrence rule failed (${errorMessage(error)})`);
+    return undefined;
+  }
+}
+
+/**
+ * The window's end (plus the same slack `pastWindow` allows) as a wall clock: occurrences after it are
+ * never used, and an UNTIL there keeps ical.js from searching up to the year 20000 for a rule that matches
+ * nothing.
+ */
+function lastUsefulWallClock(context: ExpansionContext): WallClock {
+  const end = new Date(context.windowEnd + 2 * DAY_MS);
+  return {
+    year: end.getUTCFullYear(),
+    month: end.getUTCMonth() + 1,
+    day: end.getUTCDate(),
+    hour: end.getUTCHours(),
+    minute: end.getUTCMinutes(),
+    second: end.getUTCSeconds(),
+  };
+}
+
+function earlier(a: WallClock | undefined, b: WallClock): WallClock {
+  return a !== undefined && asIfUtc(a) < asIfUtc(b) ? a : b;
 }
 
 /**

@@ -5,6 +5,7 @@
 import { readFile as readFileFromDisk, stat } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_MAX_BYTES, type FetchFunction, fetchWithCache } from "../http-cache-fetch.ts";
+import type { NetworkPolicy } from "../network/address-policy.ts";
 
 export type ReadFileFunction = (path: string) => Promise<string>;
 
@@ -19,6 +20,8 @@ export interface LoadCalendarOptions {
   lastModified?: string | null;
   timeoutMs?: number;
   maxBytes?: number;
+  /** Which addresses the fetch and its redirects may reach; default public only. */
+  network?: NetworkPolicy;
 }
 
 export function isHttpSource(source: string): boolean {
@@ -41,6 +44,7 @@ export async function loadCalendarSource(
       lastModified: options.lastModified,
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
+      ...(options.network ? { network: options.network } : {}),
       headers: { accept: "text/calendar, text/plain;q=0.9, */*;q=0.1" },
     });
     if (result.status === "not-modified") return result;

@@ -2,6 +2,7 @@
  * Text-level clean-up before ical.js sees a file. Real exports break the grammar in a few well-known
  * ways that would otherwise make the parser reject the whole calendar; each repair here is one of them.
  */
+import { looksBinary, storableText } from "../storable-text.ts";
 import { CalendarParseError } from "./calendar-parse-error.ts";
 
 export interface PreparedIcs {
@@ -14,6 +15,8 @@ const DATE_PROPERTIES = /^(DTSTART|DTEND|DUE|RECURRENCE-ID|EXDATE|RDATE)((?:;[^:
 
 export function prepareIcsText(text: string): PreparedIcs {
   const warnings: string[] = [];
+  // Even wrapped in BEGIN:VCALENDAR, an image or archive must not be "synced" as an empty calendar.
+  if (looksBinary(text)) throw new CalendarParseError("the file is binary data, not an iCalendar file");
   // RFC 5545 folds with CRLF + one space or tab; some exporters fold with bare LF.
   const unfolded = text
     .replace(/^\uFEFF/, "")
@@ -23,7 +26,7 @@ export function prepareIcsText(text: string): PreparedIcs {
 
   const begin = lines.findIndex((line) => /^BEGIN:VCALENDAR$/i.test(line));
   if (begin < 0) {
-    const preview = unfolded.trim().slice(0, 60).replace(/\s+/g, " ");
+    const preview = storableText(unfolded.trim().slice(0, 60)).replace(/\s+/g, " ");
     throw new CalendarParseError(
       preview === "" ? "the calendar file is empty" : `not an iCalendar file (starts with "${preview}")`,
     );

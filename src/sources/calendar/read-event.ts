@@ -4,6 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import ICAL from "ical.js";
+import { needsCleaning, storableText } from "../storable-text.ts";
 import type { WallClock } from "./event-zone.ts";
 
 export interface TimeValue extends WallClock {
@@ -39,11 +40,28 @@ export interface ParsedEvent {
 }
 
 const MAX_TEXT = 4000;
+const MAX_TITLE = 500;
+/** UIDs are part of a unique index, whose rows PostgreSQL caps at about 2.7 KB; longer ones are hashed. */
+const MAX_UID = 255;
+/** One interval longer than this cannot put a second occurrence anywhere near now; ical.js would loop for each day of it. */
+const MAX_INTERVAL_SECONDS = 100 * 366 * 86_400;
+const FREQUENCY_SECONDS: Record<string, number> = {
+  SECONDLY: 1,
+  MINUTELY: 60,
+  HOURLY: 3_600,
+  DAILY: 86_400,
+  WEEKLY: 604_800,
+  MONTHLY: 31 * 86_400,
+  YEARLY: 366 * 86_400,
+};
 
 /** Throws a plain Error with a readable message when the event is unusable. */
 export function readEvent(vevent: ICAL.Component, warn: (message: string) => void): ParsedEvent {
   const title = text(vevent, "summary");
   const label = title || "(no title)";
+  if (["summary", "description", "location"].some((name) => needsCleaning(rawText(vevent, name)))) {
+    warn(`event "${label}": removed control characters from its text`);
+  }
   const startProperty = vevent.getFirstProperty("dtstart");
   if (!startProperty) throw new Error("it has no DTSTART");
   const start = firstTime(startProperty);
@@ -75,17 +93,23 @@ export function readEvent(vevent: ICAL.Component, warn: (message: string) => voi
   const rruleProperty = vevent.getFirstProperty("rrule");
   if (rruleProperty) {
     const value = rruleProperty.getFirstValue();
-    if (value instanceof ICAL.Recur && value.freq) rrule = value;
-    else warn(`event "${label}": ignored unreadable RRULE; kept the first occurrence only`);
+    if (!(value instanceof ICAL.Recur && value.freq)) {
+      warn(`event "${label}": ignored unreadable RRULE; kept the first occurrence only`);
+    } else if ((FREQUENCY_SECONDS[value.freq] ?? 1) * value.interval > MAX_INTERVAL_SECONDS) {
+      warn(`event "${label}": ignored RRULE with INTERVAL=${value.interval}; kept the first occurrence only`);
+    } else {
+      rrule = value;
+    }
   }
 
   const recurrenceIdProperty = vevent.getFirstProperty("recurrence-id");
   const recurrenceId = recurrenceIdProperty ? firstTime(recurrenceIdProperty) : undefined;
   if (recurrenceIdProperty && !recurrenceId) throw new Error("its RECURRENCE-ID is not a date");
 
+  const uid = text(vevent, "uid");
   return {
-    uid: text(vevent, "uid") || syntheticUid(label, start),
-    title,
+    uid: uid === "" ? syntheticUid(label, start) : uid.length > MAX_UID ? hashedUid(uid) : uid,
+    title: title.slice(0, MAX_TITLE),
     description: text(vevent, "description").slice(0, MAX_TEXT),
     location: text(vevent, "location").slice(0, MAX_TEXT),
     status: readStatus(text(vevent, "status")),
@@ -99,9 +123,14 @@ export function readEvent(vevent: ICAL.Component, warn: (message: string) => voi
   };
 }
 
+/** Property text as it may be stored: no NUL or other control characters (see `storable-text.ts`). */
 function text(component: ICAL.Component, name: string): string {
+  return storableText(rawText(component, name)).trim();
+}
+
+function rawText(component: ICAL.Component, name: string): string {
   const value = component.getFirstPropertyValue(name);
-  return typeof value === "string" ? value.trim() : "";
+  return typeof value === "string" ? value : "";
 }
 
 function readStatus(value: string): EventStatus {
@@ -119,6 +148,10 @@ function syntheticUid(title: string, start: TimeValue): string {
   return `no-uid-${hash.slice(0, 16)}`;
 }
 
+function hashedUid(uid: string): string {
+  return `sha1-${createHash("sha1").update(uid).digest("hex")}`;
+}
+
 function rawValue(property: ICAL.Property): string {
   return property.jCal.slice(3).map(String).join(",");
 }
@@ -126,7 +159,10 @@ function rawValue(property: ICAL.Property): string {
 function tzidOf(property: ICAL.Property): string | undefined {
   const tzid = property.getParameter("tzid");
   const value = Array.isArray(tzid) ? tzid[0] : tzid;
-  return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
+  if (typeof value !== "string") return undefined;
+  // The TZID ends up in warnings and in events.time_zone; a real one is a short name.
+  const clean = storableText(value).trim().slice(0, 100);
+  return clean === "" ? undefined : clean;
 }
 
 function firstTime(property: ICAL.Property): TimeValue | undefined {

@@ -1,6 +1,7 @@
 /**
  * Brings one subscription's stored occurrences up to date. A failed fetch or a malformed file never
- * replaces events: the last good set stays and the error is recorded on the calendar.
+ * replaces events: the last good set stays and the error is recorded on the calendar. Expansion runs on
+ * a worker thread (`expand-off-thread.ts`), so a hostile calendar costs the bot no responsiveness.
  */
 
 import type { Database } from "../../../db/client.ts";
@@ -17,7 +18,10 @@ import { replaceCalendarEvents } from "../../../db/queries/events.ts";
 import { findUserByName } from "../../../db/queries/users.ts";
 import type { Clock } from "../../core/clock.ts";
 import { DEFAULT_MAX_BYTES, type FetchFunction } from "../http-cache-fetch.ts";
-import { defaultExpansionWindow, expandCalendar } from "./expand-calendar.ts";
+import type { NetworkPolicy } from "../network/address-policy.ts";
+import { storableSnippet, storableText } from "../storable-text.ts";
+import { defaultExpansionWindow } from "./expand-calendar.ts";
+import { type CalendarExpander, expandCalendarOffThread } from "./expand-off-thread.ts";
 import { isHttpSource, loadCalendarSource, type ReadFileFunction } from "./fetch-calendar.ts";
 
 export interface CalendarSyncDeps {
@@ -26,6 +30,10 @@ export interface CalendarSyncDeps {
   readFile?: ReadFileFunction;
   timeoutMs?: number;
   maxBytes?: number;
+  /** Which addresses calendar fetches and their redirects may reach; default public only. */
+  network?: NetworkPolicy;
+  /** Default: the process-wide expansion thread. */
+  expander?: CalendarExpander;
 }
 
 export interface CalendarSyncResult {
@@ -60,6 +68,10 @@ async function syncLoadedCalendar(
   const now = deps.clock.now();
   const base = { calendarId: calendar.id, userName: calendar.userName, source: calendar.source };
   const maxBytes = deps.maxBytes ?? DEFAULT_MAX_BYTES;
+  const expand = (text: string, window: { windowStart: Date; windowEnd: Date }) =>
+    deps.expander
+      ? deps.expander.expand(text, { userZone: calendar.userTimeZone, ...window })
+      : expandCalendarOffThread(text, { userZone: calendar.userTimeZone, ...window });
   let expandingStoredBody = false;
   try {
     // A 304 is only useful with the body it refers to: without one, ask for the whole calendar.
@@ -69,6 +81,7 @@ async function syncLoadedCalendar(
       etag: calendar.hasBody ? calendar.etag : null,
       lastModified: calendar.hasBody ? calendar.lastModified : null,
       ...(deps.timeoutMs !== undefined ? { timeoutMs: deps.timeoutMs } : {}),
+      ...(deps.network ? { network: deps.network } : {}),
       maxBytes,
     });
     const window = defaultExpansionWindow(now);
@@ -80,7 +93,7 @@ async function syncLoadedCalendar(
       }
       // The occurrences stored last time were expanded for a window that has since slid with the clock.
       expandingStoredBody = true;
-      const expanded = expandCalendar(stored, { userZone: calendar.userTimeZone, ...window });
+      const expanded = await expand(stored, window);
       await replaceCalendarEvents(db, calendar, expanded.instances, {
         windowStart: window.windowStart,
         at: now,
@@ -93,7 +106,7 @@ async function syncLoadedCalendar(
         warnings: expanded.warnings,
       };
     }
-    const expanded = expandCalendar(loaded.text, { userZone: calendar.userTimeZone, ...window });
+    const expanded = await expand(loaded.text, window);
     const keepBody = isHttpSource(calendar.source) && Buffer.byteLength(loaded.text, "utf8") <= maxBytes;
     await replaceCalendarEvents(db, calendar, expanded.instances, {
       windowStart: window.windowStart,
@@ -101,12 +114,14 @@ async function syncLoadedCalendar(
       ...(loaded.etag !== undefined ? { etag: loaded.etag } : {}),
       ...(loaded.lastModified !== undefined ? { lastModified: loaded.lastModified } : {}),
       ...(calendar.name === "" && expanded.calendarName ? { name: expanded.calendarName.slice(0, 200) } : {}),
-      body: keepBody ? loaded.text : null,
+      // Kept for re-expansion on a 304; PostgreSQL text cannot hold the NULs a hostile file may carry.
+      body: keepBody ? storableText(loaded.text) : null,
       warnings: expanded.warnings,
     });
     return { ...base, status: "updated", eventCount: expanded.instances.length, warnings: expanded.warnings };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    // Messages quote the offending input; PostgreSQL must be able to store them.
+    const message = storableSnippet(error instanceof Error ? error.message : String(error), 1000);
     await recordCalendarFailure(db, calendar.id, now, message);
     // A stored body that no longer expands would fail the same way after every 304.
     if (expandingStoredBody) await dropCalendarBody(db, calendar.id);

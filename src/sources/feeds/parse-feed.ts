@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { parseFeed } from "feedsmith";
+import { looksBinary, storableText } from "../storable-text.ts";
 import { parseFeedDate } from "./parse-date.ts";
 import {
   collapseWhitespace,
@@ -56,6 +57,7 @@ interface RawItem {
 export function parseFeedDocument(text: string, feedUrl: string, maxItems = MAX_ITEMS_PER_FEED): ParsedFeed {
   const document = prepareDocument(text);
   if (!document) throw new FeedParseError("the response is empty, not a feed");
+  if (looksBinary(document)) throw new FeedParseError("the response is binary data, not a feed");
 
   let parsed: ReturnType<typeof parseFeed>;
   try {
@@ -70,7 +72,11 @@ export function parseFeedDocument(text: string, feedUrl: string, maxItems = MAX_
     const item = normaliseItem(raw, feedUrl);
     if (item) items.push(item);
   }
-  return { format: parsed.format, title: truncateText(htmlToPlainText(title), MAX_TITLE_LENGTH), items };
+  return {
+    format: parsed.format,
+    title: truncateText(storableText(htmlToPlainText(title)), MAX_TITLE_LENGTH),
+    items,
+  };
 }
 
 /**
@@ -176,7 +182,16 @@ function extract(parsed: AnyParsedFeed): { title: string; rawItems: RawItem[] } 
   }
 }
 
-function normaliseItem(raw: RawItem, feedUrl: string): ParsedFeedItem | null {
+/** Everything stored is cleaned first: a NUL in one guid would otherwise fail the whole feed's transaction. */
+function normaliseItem(dirty: RawItem, feedUrl: string): ParsedFeedItem | null {
+  const raw: RawItem = {
+    ...dirty,
+    id: storableText(dirty.id),
+    title: storableText(dirty.title),
+    link: storableText(dirty.link),
+    summary: storableText(dirty.summary),
+    date: storableText(dirty.date),
+  };
   const summaryText = raw.summaryIsHtml ? htmlToPlainText(raw.summary) : collapseWhitespace(raw.summary);
   const summary = truncateText(summaryText, MAX_SUMMARY_LENGTH);
   const link = resolveLink(raw.link, feedUrl);

@@ -14,7 +14,9 @@ import { findUserByName } from "../../../db/queries/users.ts";
 import type { Feed } from "../../../db/schema/index.ts";
 import type { Clock } from "../../core/clock.ts";
 import { type FetchFunction, fetchWithCache } from "../http-cache-fetch.ts";
+import type { NetworkPolicy } from "../network/address-policy.ts";
 import { errorMessage, type PeriodicSync, type SyncLogger, startPeriodicSync } from "../periodic-sync.ts";
+import { storableSnippet } from "../storable-text.ts";
 import { parseFeedDocument } from "./parse-feed.ts";
 
 export interface FeedSyncDeps {
@@ -24,6 +26,8 @@ export interface FeedSyncDeps {
   timeoutMs?: number;
   /** Per-response limit; default 5 MB. */
   maxBytes?: number;
+  /** Which addresses feed fetches and their redirects may reach; default public only. */
+  network?: NetworkPolicy;
 }
 
 export type FeedSyncResult =
@@ -52,6 +56,7 @@ async function syncLoadedFeed(db: Database, feed: Feed, deps: FeedSyncDeps): Pro
       headers: REQUEST_HEADERS,
       ...(deps.timeoutMs === undefined ? {} : { timeoutMs: deps.timeoutMs }),
       ...(deps.maxBytes === undefined ? {} : { maxBytes: deps.maxBytes }),
+      ...(deps.network === undefined ? {} : { network: deps.network }),
     });
     if (response.status === "not-modified") {
       await markFeedNotModified(db, feed.id, deps.clock.now());
@@ -67,7 +72,8 @@ async function syncLoadedFeed(db: Database, feed: Feed, deps: FeedSyncDeps): Pro
     });
     return { ...base, status: "ok", ...saved };
   } catch (error) {
-    const message = errorMessage(error);
+    // Messages quote the offending input; PostgreSQL must be able to store them.
+    const message = storableSnippet(errorMessage(error), 1000);
     await markFeedFailed(db, feed.id, deps.clock.now(), message);
     return { ...base, status: "error", itemCount: feed.itemCount, error: message };
   }

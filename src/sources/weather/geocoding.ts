@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { type FetchFunction, fetchWithCache } from "../http-cache-fetch.ts";
+import { OPERATOR_CONFIGURED } from "../network/address-policy.ts";
 
 export const DEFAULT_OPEN_METEO_GEOCODING_URL = "https://geocoding-api.open-meteo.com";
 
@@ -81,6 +82,8 @@ export async function searchPlaces(
     timeoutMs: 10_000,
     maxBytes: 512 * 1024,
     headers: { Accept: "application/json" },
+    // OPEN_METEO_URL comes from the operator (a self-hosted Open-Meteo on the LAN is normal), not from users.
+    network: OPERATOR_CONFIGURED,
   });
   if (response.status !== "ok")
     throw new GeocodingError("geocoding service answered 304 to an unconditional request");

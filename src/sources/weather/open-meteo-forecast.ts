@@ -1,6 +1,7 @@
 /** The Open-Meteo forecast request we make and the part of its answer we keep. */
 import { type ForecastPayload, ForecastPayloadSchema } from "../../core/weather/forecast.ts";
 import { type FetchFunction, fetchWithCache } from "../http-cache-fetch.ts";
+import { OPERATOR_CONFIGURED } from "../network/address-policy.ts";
 
 export const DEFAULT_OPEN_METEO_URL = "https://api.open-meteo.com";
 
@@ -38,6 +39,8 @@ export async function fetchForecast(
     timeoutMs,
     maxBytes: 1024 * 1024,
     headers: { Accept: "application/json" },
+    // OPEN_METEO_URL comes from the operator (a self-hosted Open-Meteo on the LAN is normal), not from users.
+    network: OPERATOR_CONFIGURED,
   });
   if (response.status !== "ok")
     throw new ForecastError("forecast service answered 304 to an unconditional request");

@@ -3,13 +3,25 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type ExpandedInstance, expandCalendar } from "../../../src/sources/calendar/expand-calendar.ts";
+import { DEFAULT_RECURRENCE_LIMITS } from "../../../src/sources/calendar/recurrence-budget.ts";
 import { REAL_WORLD_FIXTURES } from "../../helpers/shared-fixtures.ts";
 
 const DIR = join(REAL_WORLD_FIXTURES, "ics");
 const WIDE = { windowStart: new Date("1990-01-01T00:00:00Z"), windowEnd: new Date("2030-01-01T00:00:00Z") };
+/**
+ * The defaults are sized for the two-week sync window; forty years of a weekday series is 10,000
+ * occurrences, so the wide window gets room for them (and the tests check that nothing was cut).
+ */
+const WIDE_LIMITS = {
+  ...DEFAULT_RECURRENCE_LIMITS,
+  instancesPerSeries: 20_000,
+  instancesPerCalendar: 100_000,
+  timeMs: 60_000,
+};
+const BUDGET_WARNING = /recurrence budget|stopped after|occurrences in the sync window/;
 
 function expand(name: string, userZone = "Europe/London", window = WIDE) {
-  return expandCalendar(readFileSync(join(DIR, name), "utf8"), { userZone, ...window });
+  return expandCalendar(readFileSync(join(DIR, name), "utf8"), { userZone, ...window, limits: WIDE_LIMITS });
 }
 
 const starts = (instances: ExpandedInstance[]) =>
@@ -26,6 +38,7 @@ describe("real-world iCalendar fixtures", () => {
     it(`${file}: parses without throwing and every instance is sane`, () => {
       const result = expand(file);
       expect(result.instances.length).toBeGreaterThan(0);
+      expect(result.warnings.filter((warning) => BUDGET_WARNING.test(warning))).toEqual([]);
       for (const instance of result.instances) {
         expect(instance.title).not.toBe("");
         expect(Number.isNaN(instance.startsAt.getTime())).toBe(false);

@@ -14,6 +14,7 @@ import { startCalendarSync } from "../../../src/sources/calendar/calendar-sync-l
 import { syncAllCalendars, syncCalendar } from "../../../src/sources/calendar/sync-calendar.ts";
 import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
 import {
+  LOOPBACK_SOURCES,
   type ScriptedResponse,
   type StaticHttpServer,
   startStaticHttpServer,
@@ -55,7 +56,7 @@ describeEachDatabase("calendar sync over HTTP", (getDb) => {
     const { user, calendarId } = await subscribe("/etag.ics");
     const clock = fixedClock(MONDAY);
 
-    const first = await syncCalendar(db, calendarId, { fetch, clock });
+    const first = await syncCalendar(db, calendarId, { fetch, clock, network: LOOPBACK_SOURCES });
     expect(first).toMatchObject({ status: "updated", warnings: [] });
     expect(await titlesToday(user)).toEqual(["Conference", "Team sync"]);
     const afterFirst = await getCalendar(db, calendarId);
@@ -67,7 +68,7 @@ describeEachDatabase("calendar sync over HTTP", (getDb) => {
     });
 
     clock.advance(15 * 60_000);
-    const second = await syncCalendar(db, calendarId, { fetch, clock });
+    const second = await syncCalendar(db, calendarId, { fetch, clock, network: LOOPBACK_SOURCES });
     expect(second.status).toBe("not-modified");
     expect(server.requestsTo("/etag.ics")[1]?.headers["if-none-match"]).toBe('"v1"');
     expect(await titlesToday(user)).toEqual(["Conference", "Team sync"]);
@@ -75,7 +76,9 @@ describeEachDatabase("calendar sync over HTTP", (getDb) => {
 
     // However long after the last success: the stored body answers the 304.
     clock.advance(7 * 3_600_000);
-    expect((await syncCalendar(db, calendarId, { fetch, clock })).status).toBe("not-modified");
+    expect((await syncCalendar(db, calendarId, { fetch, clock, network: LOOPBACK_SOURCES })).status).toBe(
+      "not-modified",
+    );
     expect(server.requestsTo("/etag.ics")[2]?.headers["if-none-match"]).toBe('"v1"');
   });
 
@@ -97,7 +100,7 @@ describeEachDatabase("calendar sync over HTTP", (getDb) => {
     // Two weeks and a day ahead: just outside the window expanded on Monday.
     const edge = new Date("2026-04-14T12:00:00Z");
 
-    const first = await syncCalendar(db, calendarId, { fetch, clock });
+    const first = await syncCalendar(db, calendarId, { fetch, clock, network: LOOPBACK_SOURCES });
     expect(first.status).toBe("updated");
     expect(first.warnings.some((warning) => warning.includes('"No start"'))).toBe(true);
     expect(await titlesToday(user, edge)).toEqual([]);
@@ -107,7 +110,7 @@ describeEachDatabase("calendar sync over HTTP", (getDb) => {
     expect(stored?.lastWarnings).toEqual(first.warnings);
 
     clock.advance(24 * 3_600_000);
-    const later = await syncCalendar(db, calendarId, { fetch, clock });
+    const later = await syncCalendar(db, calendarId, { fetch, clock, network: LOOPBACK_SOURCES });
     expect(later).toMatchObject({ status: "not-modified", eventCount: first.eventCount });
     expect(later.warnings).toEqual(first.warnings);
     expect(server.requestsTo("/daily.ics")[1]?.headers["if-none-match"]).toBe('"d1"');
@@ -129,11 +132,11 @@ describeEachDatabase("calendar sync over HTTP", (getDb) => {
     ]);
     const { calendarId } = await subscribe("/warn.ics");
     const clock = fixedClock(MONDAY);
-    await syncCalendar(db, calendarId, { fetch, clock });
+    await syncCalendar(db, calendarId, { fetch, clock, network: LOOPBACK_SOURCES });
     const warned = (await getCalendar(db, calendarId))?.lastWarnings ?? [];
     expect(warned).toHaveLength(1);
     expect(warned[0]).toContain('"No start": it has no DTSTART');
-    await syncCalendar(db, calendarId, { fetch, clock });
+    await syncCalendar(db, calendarId, { fetch, clock, network: LOOPBACK_SOURCES });
     expect((await getCalendar(db, calendarId))?.lastWarnings).toEqual([]);
   });
 
@@ -142,16 +145,23 @@ describeEachDatabase("calendar sync over HTTP", (getDb) => {
     server.route("/nobody.ics", { body: GOOGLE, etag: '"n1"' });
     const { calendarId } = await subscribe("/nobody.ics");
     const clock = fixedClock(MONDAY);
-    await syncCalendar(db, calendarId, { fetch, clock });
+    await syncCalendar(db, calendarId, { fetch, clock, network: LOOPBACK_SOURCES });
     // As a calendar synced before bodies were stored would be.
     await dropCalendarBody(db, calendarId);
-    expect((await syncCalendar(db, calendarId, { fetch, clock })).status).toBe("updated");
+    expect((await syncCalendar(db, calendarId, { fetch, clock, network: LOOPBACK_SOURCES })).status).toBe(
+      "updated",
+    );
     expect(server.requestsTo("/nobody.ics")[1]?.headers["if-none-match"]).toBeUndefined();
     expect((await getCalendar(db, calendarId))?.hasBody).toBe(true);
 
     const user = await createTestUser(db, { timeZone: "Europe/London" });
     const file = await addCalendar(db, { userId: user.id, source: "/calendars/home.ics" });
-    const synced = await syncCalendar(db, file.id, { fetch, clock, readFile: async () => GOOGLE });
+    const synced = await syncCalendar(db, file.id, {
+      fetch,
+      clock,
+      network: LOOPBACK_SOURCES,
+      readFile: async () => GOOGLE,
+    });
     expect(synced.status).toBe("updated");
     expect(await getCalendarBody(db, file.id)).toBeNull();
   });
@@ -162,10 +172,12 @@ describeEachDatabase("calendar sync over HTTP", (getDb) => {
     const { calendarId } = await subscribe("/big.ics");
     const clock = fixedClock(MONDAY);
     const maxBytes = Buffer.byteLength(GOOGLE, "utf8");
-    expect((await syncCalendar(db, calendarId, { fetch, clock, maxBytes })).status).toBe("updated");
+    expect(
+      (await syncCalendar(db, calendarId, { fetch, clock, network: LOOPBACK_SOURCES, maxBytes })).status,
+    ).toBe("updated");
     expect(await getCalendarBody(db, calendarId)).toBe(GOOGLE);
     server.route("/big.ics", { body: `${GOOGLE}\r\n`, etag: '"b2"' });
-    const failed = await syncCalendar(db, calendarId, { fetch, clock, maxBytes });
+    const failed = await syncCalendar(db, calendarId, { fetch, clock, network: LOOPBACK_SOURCES, maxBytes });
     expect(failed.status).toBe("failed");
     expect(await getCalendarBody(db, calendarId)).toBe(GOOGLE);
   });
@@ -176,8 +188,10 @@ describeEachDatabase("calendar sync over HTTP", (getDb) => {
     server.route("/lm.ics", { body: GOOGLE, lastModified });
     const { calendarId } = await subscribe("/lm.ics");
     const clock = fixedClock(MONDAY);
-    await syncCalendar(db, calendarId, { fetch, clock });
-    expect((await syncCalendar(db, calendarId, { fetch, clock })).status).toBe("not-modified");
+    await syncCalendar(db, calendarId, { fetch, clock, network: LOOPBACK_SOURCES });
+    expect((await syncCalendar(db, calendarId, { fetch, clock, network: LOOPBACK_SOURCES })).status).toBe(
+      "not-modified",
+    );
     expect(server.requestsTo("/lm.ics")[1]?.headers["if-modified-since"]).toBe(lastModified);
   });
 
@@ -193,9 +207,17 @@ describeEachDatabase("calendar sync over HTTP", (getDb) => {
       server.route(path, [{ body: GOOGLE }, failure]);
       const { user, calendarId } = await subscribe(path);
       const clock = fixedClock(MONDAY);
-      expect((await syncCalendar(db, calendarId, { fetch, clock, timeoutMs: 300 })).status).toBe("updated");
+      expect(
+        (await syncCalendar(db, calendarId, { fetch, clock, network: LOOPBACK_SOURCES, timeoutMs: 300 }))
+          .status,
+      ).toBe("updated");
       clock.advance(60_000);
-      const failed = await syncCalendar(db, calendarId, { fetch, clock, timeoutMs: 300 });
+      const failed = await syncCalendar(db, calendarId, {
+        fetch,
+        clock,
+        network: LOOPBACK_SOURCES,
+        timeoutMs: 300,
+      });
       expect(failed.status, path).toBe("failed");
       expect(failed.error, path).toMatch(error);
       expect(await titlesToday(user), path).toEqual(["Conference", "Team sync"]);
@@ -220,8 +242,8 @@ describeEachDatabase("calendar sync over HTTP", (getDb) => {
       timeZone: user.timeZone,
     });
     const clock = fixedClock(MONDAY);
-    await syncCalendar(db, calendarId, { fetch, clock });
-    await syncCalendar(db, calendarId, { fetch, clock });
+    await syncCalendar(db, calendarId, { fetch, clock, network: LOOPBACK_SOURCES });
+    await syncCalendar(db, calendarId, { fetch, clock, network: LOOPBACK_SOURCES });
     expect(await titlesToday(user)).toEqual(["Conference", "Renamed", "Dentist"]);
   });
 
@@ -235,6 +257,7 @@ describeEachDatabase("calendar sync over HTTP", (getDb) => {
     const progress: string[] = [];
     const results = await syncAllCalendars(db, {
       fetch,
+      network: LOOPBACK_SOURCES,
       clock: fixedClock(MONDAY),
       userName: user.name,
       onProgress: ({ index, total, result }) => progress.push(`${index + 1}/${total} ${result.status}`),
@@ -255,7 +278,14 @@ describeEachDatabase("calendar sync over HTTP", (getDb) => {
       info: (_: object, message: string) => messages.push(message),
       warn: (_: object, message: string) => messages.push(message),
     };
-    const loop = startCalendarSync({ db, fetch, clock: fixedClock(MONDAY), intervalMs: 3_600_000, logger });
+    const loop = startCalendarSync({
+      db,
+      fetch,
+      network: LOOPBACK_SOURCES,
+      clock: fixedClock(MONDAY),
+      intervalMs: 3_600_000,
+      logger,
+    });
     await loop.runNow();
     await loop.stop();
     expect((await getCalendar(db, calendarId))?.lastSuccessAt?.toISOString()).toBe(

@@ -5,7 +5,11 @@ import type { User } from "../../../db/schema/index.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
 import { startFeedSync, syncAllFeeds, syncFeed } from "../../../src/sources/feeds/sync-feed.ts";
 import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
-import { type StaticHttpServer, startStaticHttpServer } from "../../servers/static-http-server.ts";
+import {
+  LOOPBACK_SOURCES,
+  type StaticHttpServer,
+  startStaticHttpServer,
+} from "../../servers/static-http-server.ts";
 import { rssFeed } from "./hostile-feeds.ts";
 
 const RSS = "application/rss+xml; charset=utf-8";
@@ -22,7 +26,7 @@ describeEachDatabase("feed sync", (getDb) => {
 
   const clock = fixedClock("2025-06-02T08:00:00Z");
   // Generous: the machine is noisy. Only the hang case uses a short limit.
-  const deps = { fetch, clock, timeoutMs: 15_000 };
+  const deps = { fetch, clock, timeoutMs: 15_000, network: LOOPBACK_SOURCES };
 
   async function subscribe(db: Database, user: User, script: Parameters<StaticHttpServer["route"]>[1]) {
     routeCounter += 1;
