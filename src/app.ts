@@ -139,6 +139,8 @@ export async function startApp(deps: AppDeps): Promise<RunningApp> {
     clock,
     deliver: outbox,
     model: core.model,
+    // Ahead of each slot, so the slot's own refresh step finds the user's sources fresh.
+    refreshSources: async (user, deadline) => core.ports.sources.refresh?.(user, deadline),
     staleAfterMinutes: config.briefing.staleAfterMinutes,
     logger: logger.child({ component: "scheduler" }),
     observer: metrics,

@@ -1,6 +1,7 @@
 /**
- * The edge's side of composition: the Ollama model client from the configured routes, the database ports,
- * and the check-in hook, handed to `composeCore`. The app, the CLI and the bench build the core here.
+ * The edge's side of composition: the Ollama model client from the configured routes, the database ports
+ * (with `Sources.refresh` fetching stale weather, calendars and feeds before a briefing), and the check-in
+ * hook, handed to `composeCore`. The app, the CLI and the bench build the core here.
  */
 import { randomBytes } from "node:crypto";
 import type { Database } from "../db/client.ts";
@@ -13,6 +14,7 @@ import type { ModelClient } from "./core/model.ts";
 import type { Ports } from "./core/ports.ts";
 import { createModelClient, type ModelRouter } from "./models/index.ts";
 import { CHANGES_SINCE_MORNING_TOOL, changesSinceMorning } from "./scheduler/changes-since-morning.ts";
+import { createSourceRefresher } from "./sources/refresh-sources.ts";
 
 export interface BuildCoreOptions<MODEL extends ModelClient = ModelRouter> {
   db: Database;
@@ -32,8 +34,27 @@ export function buildCore(
   options: BuildCoreOptions<ModelClient>,
 ): Core & { model: ModelClient; ports: Ports } {
   const { db, config } = options;
+  const stores = createDbPorts(db);
   // The stores fit the core's ports structurally; this assignment is where the compiler checks it.
-  const ports: Ports = createDbPorts(db);
+  const ports: Ports = {
+    ...stores,
+    sources: {
+      ...stores.sources,
+      refresh: createSourceRefresher({
+        db,
+        fetch: options.fetch,
+        clock: options.clock,
+        forecastUrl: config.openMeteo.forecastUrl,
+        maxAgeMinutes: {
+          calendar: config.sync.calendarMinutes,
+          feeds: config.sync.feedMinutes,
+          weather: config.sync.weatherMinutes,
+        },
+        logger: options.logger,
+        network: config.sources,
+      }),
+    },
+  };
   const model =
     options.model ??
     createModelClient({ routes: config.models, fetch: options.fetch, logger: options.logger });
@@ -53,6 +74,7 @@ export function buildCore(
       receiptMaxAgeMinutes: config.briefing.receiptMaxAgeMinutes,
       retentionDays: config.briefing.retentionDays,
       confirmationMinutes: config.briefing.confirmationMinutes,
+      refreshDeadlineSeconds: config.briefing.refreshDeadlineSeconds,
     },
   });
   return { ...core, model, ports };

@@ -4,7 +4,13 @@
  * parent, receipts come back through the command's response_url.
  */
 import type { App, RespondFn } from "@slack/bolt";
-import { isSlotName, SLOT_NAMES, type SlotName } from "../../src/core/index.ts";
+import {
+  type BriefingEvent,
+  isSlotName,
+  progressLine,
+  SLOT_NAMES,
+  type SlotName,
+} from "../../src/core/index.ts";
 import { findLinkedUser, type LinkedUser, refusalText } from "./access.ts";
 import { postBriefing } from "./delivery.ts";
 import { dmChannelFor } from "./dm-channels.ts";
@@ -34,8 +40,19 @@ export function registerCommands(app: App, deps: SlackHandlerDeps): void {
       response_type: "ephemeral",
       text: "Working on your briefing; it will appear in our DM.",
     });
+    // One more use of the response_url (of its five) when sources are fetched first: "refreshing weather…".
+    let progress: Promise<unknown> = Promise.resolve();
+    const onEvent = (event: BriefingEvent) => {
+      if (event.type !== "refresh-start") return;
+      progress = respond({
+        response_type: "ephemeral",
+        replace_original: true,
+        text: `Working on your briefing (${progressLine(event)}); it will appear in our DM.`,
+      }).catch((error: unknown) => deps.logger.warn({ err: error }, "slack: /brief progress failed"));
+    };
     try {
-      const outcome = await deps.assistant.brief(linked.user.id, slot ? { slot } : {});
+      const outcome = await deps.assistant.brief(linked.user.id, { ...(slot ? { slot } : {}), onEvent });
+      await progress;
       const channel = await dmChannelFor({ client, db: deps.db }, command.user_id, {
         identityId: linked.identity.id,
         chatId: linked.identity.chatId,

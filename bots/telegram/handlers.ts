@@ -10,6 +10,7 @@ import {
   type ChatReply,
   type Clock,
   isSlotName,
+  progressLine,
   SLOT_NAMES,
   type SlotName,
   type ThreadRef,
@@ -76,9 +77,11 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
     try {
       const outcome = await assistant.brief(account.user.id, {
         ...(requested !== "" ? { slot: requested as SlotName } : {}),
+        // "refreshing weather…", what came of it, then each tool result as the core reports it.
         onEvent: (event) => {
-          if (event.type !== "tool-result") return;
-          progress.push(`${event.ok ? "✓" : "✗"} ${event.tool}`);
+          const line = progressLine(event);
+          if (line === undefined) return;
+          progress.push(line);
           live.update(`⏳ Working on your briefing…\n${progress.join("\n")}`);
         },
       });

@@ -19,6 +19,8 @@ import {
 
 const DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434";
 const DEFAULT_MODEL = "qwen2.5:7b";
+/** Long enough for a forecast and a few calendars on a normal line, short enough that nobody waits on a dead host. */
+const DEFAULT_REFRESH_DEADLINE_SECONDS = 5;
 
 export interface Config {
   database: { url: string | undefined; dataDir: string };
@@ -39,6 +41,8 @@ export interface Config {
     confirmationMinutes: number;
     /** A slot's "not after": past it, a missed briefing is skipped rather than sent late. */
     staleAfterMinutes: number;
+    /** How long a briefing waits for its stale sources (weather, calendars, feeds) before going ahead. */
+    refreshDeadlineSeconds: number;
   };
   logLevel: string;
 }
@@ -154,6 +158,7 @@ const FileSchema = z
         retention_days: minutes(7),
         confirmation_minutes: minutes(10),
         stale_after_minutes: minutes(90),
+        refresh_deadline_seconds: z.number().positive().max(120).default(DEFAULT_REFRESH_DEADLINE_SECONDS),
       })
       .strict()
       .default({
@@ -161,6 +166,7 @@ const FileSchema = z
         retention_days: 7,
         confirmation_minutes: 10,
         stale_after_minutes: 90,
+        refresh_deadline_seconds: DEFAULT_REFRESH_DEADLINE_SECONDS,
       }),
   })
   .strict()
@@ -213,6 +219,7 @@ export function loadConfig(env: Environment, readFile: (path: string) => string)
     retention_days: 7,
     confirmation_minutes: 10,
     stale_after_minutes: 90,
+    refresh_deadline_seconds: DEFAULT_REFRESH_DEADLINE_SECONDS,
   };
   return {
     database: { url: vars.DATABASE_URL, dataDir: vars.BRIEFBOT_DATA_DIR ?? "./.briefbot" },
@@ -258,6 +265,7 @@ export function loadConfig(env: Environment, readFile: (path: string) => string)
       retentionDays: briefing.retention_days,
       confirmationMinutes: briefing.confirmation_minutes,
       staleAfterMinutes: briefing.stale_after_minutes,
+      refreshDeadlineSeconds: briefing.refresh_deadline_seconds,
     },
     logLevel: vars.LOG_LEVEL ?? "info",
   };

@@ -6,12 +6,15 @@ export interface AssistantConfig {
   retentionDays: number;
   /** How long a destructive call waits for Confirm. Default 10. */
   confirmationMinutes: number;
+  /** How long a briefing waits for its stale sources before going ahead on the last good data. Default 5. */
+  refreshDeadlineSeconds: number;
 }
 
 export const DEFAULT_ASSISTANT_CONFIG: AssistantConfig = {
   receiptMaxAgeMinutes: 60,
   retentionDays: 7,
   confirmationMinutes: 10,
+  refreshDeadlineSeconds: 5,
 };
 
 export function resolveConfig(config: Partial<AssistantConfig> | undefined): AssistantConfig {

@@ -24,7 +24,7 @@ export { type BriefingRequest, type Core, type CoreOptions, composeCore } from "
 export { type AssistantConfig, DEFAULT_ASSISTANT_CONFIG } from "./config.ts";
 export * from "./domain.ts";
 export { errorMessage, NotFoundError } from "./errors.ts";
-export type { BriefingEvent, BriefingObserver } from "./events.ts";
+export { type BriefingEvent, type BriefingObserver, progressLine } from "./events.ts";
 export { type Ids, sequentialIds } from "./ids.ts";
 export { type Logger, silentLogger } from "./logger.ts";
 export type {

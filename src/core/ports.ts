@@ -153,15 +153,32 @@ export interface Confirmations {
   recordResult: (id: number, result: string) => Promise<void>;
 }
 
-/** How one source stood after a refresh attempt. */
+/** The kinds of source a briefing may refresh before the model looks. */
+export type SourceKind = "calendar" | "feeds" | "weather";
+
+/** How one kind of source stood after a refresh attempt. */
 export interface SourceRefresh {
-  source: "calendar" | "feeds" | "weather";
+  source: SourceKind;
+  /** fresh: young enough, not fetched; refreshed: fetched now; failed: the last good data stays; skipped: none to fetch. */
   status: "fresh" | "refreshed" | "failed" | "skipped";
+  /** One line for people, in the user's zone ("could not reach the forecast service; using the forecast as of 06:12"). */
   detail?: string;
 }
 
+/** How one of the user's subscriptions last synced, so a receipt can say how old its data is. */
+export interface SourceHealth {
+  kind: "calendar" | "feed";
+  id: number;
+  /** The subscription's own name (may be empty). */
+  name: string;
+  /** The last fetch that stored data (or confirmed it unchanged); null when none ever did. */
+  lastSuccessAt: Date | null;
+  /** Why the latest attempt failed; null when it succeeded (or none was made). */
+  lastError: string | null;
+}
+
 /**
- * The read side of calendars, feeds and weather as tools see them: what the background syncs cached.
+ * The read side of calendars, feeds and weather as tools see them: what the syncs cached.
  * Reads never wait on the network.
  */
 export interface Sources {
@@ -170,11 +187,19 @@ export interface Sources {
   feedItems: (userId: number, query: FeedItemQuery) => Promise<FeedItemView[]>;
   /** The cached forecast for a place, if one was fetched. */
   forecast: (place: { latitude: number; longitude: number }) => Promise<CachedForecast | undefined>;
+  /** How the user's calendars and feeds last synced; absent where nothing records it. */
+  health?: (userId: number) => Promise<SourceHealth[]>;
   /**
-   * Brings the user's stale sources up to date before a briefing, giving up at `deadline`; absent until
-   * the edge can fetch on the core's behalf (a briefing then reads what the background syncs left).
+   * Brings the user's stale sources up to date before a briefing, concurrently, giving up at `deadline`
+   * (what failed or was late keeps its last good data). `onStart` hears which kinds are being fetched,
+   * once, before any network call; it is not called when everything is fresh. Absent where the edge cannot
+   * fetch on the core's behalf (a briefing then reads what the background syncs left).
    */
-  refresh?: (user: User, deadline: Date) => Promise<SourceRefresh[]>;
+  refresh?: (
+    user: User,
+    deadline: Date,
+    onStart?: (sources: readonly SourceKind[]) => void,
+  ) => Promise<SourceRefresh[]>;
 }
 
 /** Where a platform message sits: the run it belongs to and the root key of its thread. */

@@ -8,7 +8,7 @@ import type { ChatResult } from "./model.ts";
 export interface Trace {
   /** Every receipt of the run so far, in the order stored. */
   readonly receipts: readonly Receipt[];
-  /** Every model request: loop steps, coverage finish, corrections, legacy synthesis. */
+  /** Every model request: loop steps, corrections, legacy synthesis. */
   readonly modelCalls: readonly ChatResult[];
   readonly toolCalls: number;
   /** Calls of one batch run concurrently, so a batch costs its slowest call. */

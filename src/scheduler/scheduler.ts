@@ -58,6 +58,14 @@ export interface SchedulerOptions {
   deliver: DeliveryWorker;
   /** Warmed (`warm("briefing")`) a few minutes before a batch of slots. */
   model?: Pick<ModelClient, "warm">;
+  /**
+   * Fetches a user's stale sources (`Sources.refresh`), called in the pre-warm step ahead of each of their
+   * slots with the slot time as the deadline, so the slot itself finds weather, calendars and feeds fresh
+   * and its own refresh step makes no network call.
+   */
+  refreshSources?: (user: User, deadline: Date) => Promise<unknown>;
+  /** Pre-warm refreshes running at once. Default 8. */
+  maxConcurrentRefreshes?: number;
   staleAfterMinutes?: number;
   /** Default 5. */
   warmLeadMinutes?: number;
@@ -83,6 +91,8 @@ export interface TickReport {
   regenerating: number;
   resumedDelivery: number;
   warmed: boolean;
+  /** Users whose sources the pre-warm started refreshing ahead of their slot. */
+  refreshing: number;
 }
 
 export interface Scheduler {
@@ -112,6 +122,10 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const monotonicNow = options.monotonicNow ?? (() => performance.now());
   const limit = createLimiter(options.maxConcurrentGenerations ?? 50);
   const generating = new Map<number, Promise<void>>();
+  const limitRefresh = createLimiter(options.maxConcurrentRefreshes ?? 8);
+  const refreshing = new Set<Promise<void>>();
+  /** `userId:slot:localDate` of occurrences already refreshed ahead, with their slot time. */
+  const refreshedAhead = new Map<string, number>();
   const reportedProblems = new Set<string>();
   const warmedBatches = new Set<number>();
   let lastTickAt: Date | undefined;
@@ -129,6 +143,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       regenerating: 0,
       resumedDelivery: 0,
       warmed: false,
+      refreshing: 0,
     };
     const users = await listUsers(db);
     const schedulable = users.filter((user) => {
@@ -183,6 +198,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       await deliver.recover();
     }
     deliver.kick();
+    report.refreshing = refreshAhead(schedulable, now);
     report.warmed = await prewarm(schedulable, now);
     return report;
   }
@@ -264,6 +280,33 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     return resumed;
   }
 
+  /**
+   * Pre-warm, data side: each user with a slot inside the lead gets their stale sources refreshed once, in
+   * the background (the tick does not wait), before the slot time.
+   */
+  function refreshAhead(users: User[], now: Date): number {
+    const refresh = options.refreshSources;
+    if (!refresh) return 0;
+    const byId = new Map(users.map((user) => [user.id, user]));
+    for (const [key, at] of refreshedAhead) if (at < now.getTime() - MINUTE_MS) refreshedAhead.delete(key);
+    let started = 0;
+    for (const occurrence of upcomingSlots(users, now, warmLeadMinutes)) {
+      const key = `${occurrence.userId}:${occurrence.slot}:${occurrence.localDate}`;
+      const user = byId.get(occurrence.userId);
+      if (!user || refreshedAhead.has(key)) continue;
+      refreshedAhead.set(key, occurrence.scheduledAt.getTime());
+      started += 1;
+      const job: Promise<void> = limitRefresh(() => refresh(user, occurrence.scheduledAt))
+        .then(() => undefined)
+        .catch((error: unknown) => {
+          logger.warn?.({ userId: user.id, error: errorMessage(error) }, "refresh ahead of a slot failed");
+        })
+        .finally(() => refreshing.delete(job));
+      refreshing.add(job);
+    }
+    return started;
+  }
+
   async function prewarm(users: User[], now: Date): Promise<boolean> {
     if (!options.model) return false;
     const batches = upcomingSlots(users, now, warmLeadMinutes)
@@ -301,8 +344,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   }
 
   async function drain(): Promise<void> {
-    while (ticking || generating.size > 0) {
-      await Promise.allSettled([ticking, ...generating.values()]);
+    while (ticking || generating.size > 0 || refreshing.size > 0) {
+      await Promise.allSettled([ticking, ...generating.values(), ...refreshing]);
     }
     await deliver.drain();
     // A delivery may have finished a run whose settling started another pass.

@@ -5,12 +5,15 @@ import { fixedClock } from "../../src/core/clock.ts";
 import { LONDON, MODEL, START, startModelServer } from "../core/fixture.ts";
 import { cliHarness } from "../helpers/cli.ts";
 import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
-import type { OllamaTestServer } from "../servers/ollama-server.ts";
+import { type OllamaTestServer, refusedUrl } from "../servers/ollama-server.ts";
 import { startTelegramServer, type TelegramTestServer } from "../servers/telegram-server.ts";
 
 let ollama: OllamaTestServer;
 let telegram: TelegramTestServer;
+/** Nothing listens here: the refresh before a briefing fails fast and the briefing goes ahead. */
+let noWeatherService: string;
 beforeAll(async () => {
+  noWeatherService = await refusedUrl();
   ollama = await startModelServer();
   telegram = await startTelegramServer();
 });
@@ -27,6 +30,7 @@ describeEachDatabase("briefbot brief --deliver", (getDb) => {
         BRIEFBOT_MODEL: MODEL,
         TELEGRAM_BOT_TOKEN: telegram.token,
         TELEGRAM_API_ROOT: telegram.url,
+        OPEN_METEO_URL: noWeatherService,
       },
       clock: fixedClock(START),
       families: [registerBriefCommands],
@@ -43,9 +47,7 @@ describeEachDatabase("briefbot brief --deliver", (getDb) => {
       chatId: String(chatId),
     });
     telegram.addChat({ id: chatId, first_name: "Ann" });
-    // The first draft skipped the tools; the runner adds the coverage calls and asks once more.
-    const honest = { content: "Nothing on your calendar today and no tasks due." };
-    ollama.script(MODEL, [honest, honest]);
+    ollama.script(MODEL, [{ content: "Nothing on your calendar today and no tasks due." }]);
     const result = await cli()("brief", "--user", user.name, "--slot", "morning", "--deliver");
     expect(result.code).toBe(0);
     const [post] = telegram.chat(chatId).botMessages();

@@ -3,10 +3,10 @@ import { registerBriefCommands } from "../../src/cli/commands/brief.ts";
 import { registerReceiptsCommands } from "../../src/cli/commands/receipts.ts";
 import { fixedClock } from "../../src/core/clock.ts";
 import {
-  call,
   LONDON,
   MODEL,
-  MORNING_CALLS,
+  MORNING_COVERAGE,
+  MORNING_STATUS_ROW,
   START,
   seedTasks,
   seedWeather,
@@ -14,11 +14,14 @@ import {
 } from "../core/fixture.ts";
 import { cliHarness } from "../helpers/cli.ts";
 import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
-import type { OllamaTestServer } from "../servers/ollama-server.ts";
+import { type OllamaTestServer, refusedUrl } from "../servers/ollama-server.ts";
 
 let server: OllamaTestServer;
+/** Nothing listens here: a refresh that tried the network would fail, and say so. */
+let noWeatherService: string;
 beforeAll(async () => {
   server = await startModelServer();
+  noWeatherService = await refusedUrl();
 });
 afterAll(async () => {
   await server.close();
@@ -27,7 +30,7 @@ afterAll(async () => {
 describeEachDatabase("briefbot brief / receipts", (getDb) => {
   const cli = () =>
     cliHarness(getDb, {
-      env: { OLLAMA_HOST: server.url, BRIEFBOT_MODEL: MODEL },
+      env: { OLLAMA_HOST: server.url, BRIEFBOT_MODEL: MODEL, OPEN_METEO_URL: noWeatherService },
       clock: fixedClock(START),
       families: [registerBriefCommands, registerReceiptsCommands],
     });
@@ -36,9 +39,9 @@ describeEachDatabase("briefbot brief / receipts", (getDb) => {
     const db = getDb();
     const user = await createTestUser(db, LONDON);
     await seedTasks(db, user);
+    // Fetched 20 minutes ago: fresh, so the refresh step fetches nothing.
     await seedWeather(db);
     server.script(MODEL, [
-      { toolCalls: MORNING_CALLS },
       {
         content: 'Nothing on your calendar today. "Renew passport" is due at 14:30. A meeting at 10:30 too.',
       },
@@ -49,39 +52,46 @@ describeEachDatabase("briefbot brief / receipts", (getDb) => {
     expect(brief.code).toBe(0);
     const lines = brief.stdout.split("\n");
     expect(lines[0]).toBe('Nothing on your calendar today. "Renew passport" is due at 14:30.');
-    expect(brief.stdout).toContain("✓ checked calendar · ✓ looked at tasks · ✓ pulled weather");
+    expect(brief.stdout).toContain(MORNING_STATUS_ROW);
     expect(brief.stdout).toMatch(/grounding: \d+ claims checked, unbacked: "10:30" → corrected/);
-    expect(brief.stdout).toMatch(/run \d+ · agentic · qwen2\.5:7b on default · 3 model turns · 4 tool calls/);
-    expect(brief.stdout).toMatch(/timings: total \d+ ms, model \d+ ms, tools \d+ ms, storage \d+ ms/);
+    expect(brief.stdout).toMatch(
+      new RegExp(
+        `run \\d+ · agentic · qwen2\\.5:7b on default · 2 model turns · ${MORNING_COVERAGE.length} tool calls`,
+      ),
+    );
+    expect(brief.stdout).toMatch(
+      /timings: total \d+ ms, refresh \d+ ms, model \d+ ms, tools \d+ ms, storage \d+ ms/,
+    );
     expect(brief.stderr).toContain("✓ list_events");
+    expect(brief.stderr).not.toContain("refreshing");
 
     const receipts = await run("receipts", "--user", user.name);
     expect(receipts.code).toBe(0);
-    expect(receipts.stdout).toMatch(/^run \d+ · morning of 2025-06-02 · 4 tool calls/);
+    expect(receipts.stdout).toMatch(
+      new RegExp(`^run \\d+ · morning of 2025-06-02 · ${MORNING_COVERAGE.length} tool calls`),
+    );
     expect(receipts.stdout).toContain('07:00:00  ✓ list_tasks({"filter":"due_today"})');
     expect(receipts.stdout).toContain('"title":"Renew passport"');
     const json = await run("receipts", "--user", user.name, "--json");
-    expect(JSON.parse(json.stdout).receipts).toHaveLength(4);
+    expect(JSON.parse(json.stdout).receipts).toHaveLength(MORNING_COVERAGE.length);
   });
 
   it("prints JSON for scripts and refuses bad input with one line", async () => {
     const db = getDb();
-    const user = await createTestUser(db, LONDON);
-    server.script(MODEL, [
-      { toolCalls: [call("list_tasks", { filter: "due_today" }), call("list_events")] },
-      { content: "Nothing on your calendar today." },
-    ]);
+    const user = await createTestUser(db, { timeZone: "Europe/London" });
+    server.script(MODEL, [{ content: "Nothing on your calendar today." }]);
     const run = cli();
     const result = await run("brief", "--user", user.name, "--slot", "midday", "--json");
     expect(result.code).toBe(0);
     const parsed = JSON.parse(result.stdout);
-    expect(parsed).toMatchObject({ slot: "midday", mode: "agentic", model: { route: "briefing", turns: 2 } });
-    // A check-in starts from what changed since the morning, then the model's own two calls.
+    expect(parsed).toMatchObject({ slot: "midday", mode: "agentic", model: { route: "briefing", turns: 1 } });
+    // A check-in starts from what changed since the morning and its coverage, all made by the runner.
     expect(parsed.receipts.map((receipt: { toolName: string }) => receipt.toolName)).toEqual([
       "changes_since_morning",
       "list_tasks",
       "list_events",
     ]);
+    expect(parsed.timings.refreshMs).toBeGreaterThanOrEqual(0);
 
     const badSlot = await run("brief", "--user", user.name, "--slot", "noon");
     expect(badSlot.code).toBe(2);

@@ -4,7 +4,7 @@ import { createTask, getTask } from "../../db/queries/tasks.ts";
 import { registerBriefCommands } from "../../src/cli/commands/brief.ts";
 import { createChatCommands } from "../../src/cli/commands/chat.ts";
 import { fixedClock } from "../../src/core/clock.ts";
-import { call, LONDON, MODEL, MORNING_CALLS, requestText, START, startModelServer } from "../core/fixture.ts";
+import { call, LONDON, MODEL, requestText, START, seedWeather, startModelServer } from "../core/fixture.ts";
 import { cliHarness } from "../helpers/cli.ts";
 import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
 import type { OllamaTestServer } from "../servers/ollama-server.ts";
@@ -32,10 +32,9 @@ describeEachDatabase("briefbot chat", (getDb) => {
     const db = getDb();
     const user = await createTestUser(db, LONDON);
     const task = await createTask(db, { userId: user.id, title: "File expenses", dueDate: "2025-05-30" });
-    server.script(MODEL, [
-      { toolCalls: MORNING_CALLS },
-      { content: '"File expenses" is overdue. Nothing on your calendar today.' },
-    ]);
+    // A fresh forecast: the refresh before the briefing has nothing to fetch.
+    await seedWeather(db);
+    server.script(MODEL, [{ content: '"File expenses" is overdue. Nothing on your calendar today.' }]);
     expect((await cli([])("brief", "--user", user.name, "--slot", "morning")).code).toBe(0);
 
     server.script(MODEL, [

@@ -31,6 +31,7 @@ describe("loadConfig", () => {
     ]);
     expect(config.models.routes.briefing.model).toBe("qwen2.5:7b");
     expect(config.briefing.staleAfterMinutes).toBe(90);
+    expect(config.briefing.refreshDeadlineSeconds).toBe(5);
   });
 
   it("reads every variable of the contract", () => {
@@ -106,6 +107,24 @@ describe("loadConfig", () => {
     expect(config.sync.calendarMinutes).toBe(5);
     expect(config.sync.feedMinutes).toBe(30);
     expect(config.briefing.staleAfterMinutes).toBe(30);
+    // Keys left out keep their defaults, including the refresh deadline.
+    expect(config.briefing.refreshDeadlineSeconds).toBe(5);
+  });
+
+  it("reads the refresh deadline and refuses one a briefing could not sensibly wait", () => {
+    const config = loadConfig(
+      { BRIEFBOT_CONFIG: "c.yml" },
+      () => "briefing:\n  refresh_deadline_seconds: 2.5\n",
+    );
+    expect(config.briefing.refreshDeadlineSeconds).toBe(2.5);
+    for (const bad of ["0", "-1", "600", "soon"]) {
+      expect(
+        problemsOf(
+          { BRIEFBOT_CONFIG: "d.yml" },
+          { "d.yml": `briefing:\n  refresh_deadline_seconds: ${bad}\n` },
+        )[0],
+      ).toMatch(/^BRIEFBOT_CONFIG: briefing\.refresh_deadline_seconds /);
+    }
   });
 
   it("says clearly when the file is missing, unparseable or has unknown keys", () => {

@@ -16,6 +16,7 @@ import { type CoreOptions, composeCore } from "../../src/core/compose.ts";
 import { sequentialIds } from "../../src/core/ids.ts";
 import type { Logger } from "../../src/core/logger.ts";
 import type { ModelClient } from "../../src/core/model.ts";
+import type { Ports, Sources } from "../../src/core/ports.ts";
 import type { ToolContext } from "../../src/core/tools/define-tool.ts";
 import { createModelClient } from "../../src/models/index.ts";
 import { type OllamaTestServer, type ScriptedToolCall, startOllamaServer } from "../servers/ollama-server.ts";
@@ -60,11 +61,18 @@ export function toolContextFor(db: Database, user: User, clock: Clock = fixedClo
 export function testCore<MODEL extends ModelClient, CLOCK extends Clock = ReturnType<typeof fixedClock>>(
   db: Database,
   model: MODEL,
-  options: Partial<Pick<CoreOptions, "checkInContext" | "tools" | "config">> & { clock?: CLOCK } = {},
+  options: Partial<Pick<CoreOptions, "checkInContext" | "tools" | "config">> & {
+    clock?: CLOCK;
+    /** `Sources.refresh`, e.g. `createSourceRefresher` against the Open-Meteo test server; default none. */
+    refresh?: Sources["refresh"];
+  } = {},
 ) {
   const clock = options.clock ?? (fixedClock(START) as unknown as CLOCK);
   const logger = recordingLogger();
-  const ports = createDbPorts(db);
+  const stores = createDbPorts(db);
+  const ports: Ports = options.refresh
+    ? { ...stores, sources: { ...stores.sources, refresh: options.refresh } }
+    : stores;
   const core = composeCore({
     ports,
     model,
@@ -83,13 +91,19 @@ export const call = (name: string, args: Record<string, unknown> = {}): Scripted
   arguments: args,
 });
 
-/** The four calls coverage requires of a morning briefing, as a batching model would make them. */
-export const MORNING_CALLS = [
-  call("list_tasks", { filter: "due_today" }),
-  call("list_tasks", { filter: "overdue" }),
-  call("list_events", { range: "today" }),
-  call("get_weather"),
+/** The calls the runner makes before a morning briefing's first model request (receipts first), in order. */
+export const MORNING_COVERAGE: Array<[string, Record<string, unknown>]> = [
+  ["list_tasks", { filter: "due_today" }],
+  ["list_tasks", { filter: "overdue" }],
+  ["list_events", { range: "today" }],
+  ["get_weather", {}],
+  ["get_rss_items", { max: 8 }],
+  ["list_projects", { status: "active" }],
 ];
+
+/** The status row of a morning briefing whose coverage calls all succeeded. */
+export const MORNING_STATUS_ROW =
+  "✓ checked calendar · ✓ looked at tasks · ✓ pulled weather · ✓ read the news · ✓ reviewed projects";
 
 export async function seedTasks(db: Database, user: User): Promise<void> {
   await createTask(db, {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { getRun } from "../../db/queries/runs.ts";
 import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
 import { type OllamaTestServer, startOllamaServer } from "../servers/ollama-server.ts";
-import { LONDON, MODEL, MORNING_CALLS, modelClientFor, seedTasks, seedWeather, testCore } from "./fixture.ts";
+import { LONDON, MODEL, modelClientFor, seedTasks, seedWeather, testCore } from "./fixture.ts";
 
 const LARGE = "qwen2.5:14b";
 const SMALL = "llama3.2:3b";
@@ -32,7 +32,7 @@ describeEachDatabase("a user's preferred model", (getDb) => {
   it("is the model every briefing request asks for, and the one the run records", async () => {
     const { db, user } = await userPreferring(LARGE);
     const routeBefore = server.chatRequests(MODEL).length;
-    server.script(LARGE, [{ toolCalls: MORNING_CALLS }, { content: PROSE }]);
+    server.script(LARGE, [{ content: PROSE }]);
 
     const outcome = await testCore(db, modelClientFor(server.url)).assistant.brief(user.id, {
       slot: "morning",
@@ -75,7 +75,7 @@ describeEachDatabase("a user's preferred model", (getDb) => {
   it("leaves the route's model in place when unset", async () => {
     const { db, user } = await userPreferring(null);
     const before = server.chatRequests(MODEL).length;
-    server.script(MODEL, [{ toolCalls: MORNING_CALLS }, { content: PROSE }]);
+    server.script(MODEL, [{ content: PROSE }]);
 
     const outcome = await testCore(db, modelClientFor(server.url)).assistant.brief(user.id, {
       slot: "morning",

@@ -8,7 +8,13 @@ import { requireUserByName } from "../../../db/queries/users.ts";
 import type { Delivery } from "../../../db/schema/index.ts";
 import { createOutbox, createPlatforms } from "../../app.ts";
 import { buildCore } from "../../build-core.ts";
-import type { Assistant, BriefingEvent, BriefingOutcome, Core } from "../../core/index.ts";
+import {
+  type Assistant,
+  type BriefingEvent,
+  type BriefingOutcome,
+  type Core,
+  progressLine,
+} from "../../core/index.ts";
 import { createLogger } from "../../logger.ts";
 import type { CliContext, RegisterCommands } from "../context.ts";
 import { withContext } from "../context.ts";
@@ -76,9 +82,13 @@ export function assistantCore(ctx: CliContext): Core {
   return buildCore({ db: ctx.db, config: ctx.config, clock: ctx.clock, fetch: ctx.fetch, logger });
 }
 
-/** One line per finished tool call on stderr, as "✓ list_events" or "✗ get_weather". */
+/**
+ * Progress on stderr: "refreshing weather and calendars…" while stale sources are fetched, what came of
+ * them, then one line per tool result ("✓ list_events", "✗ get_weather").
+ */
 function showProgress(ctx: CliContext, event: BriefingEvent): void {
-  if (event.type === "tool-result") ctx.out.progress(`${event.ok ? "✓" : "✗"} ${event.tool}`);
+  const line = progressLine(event);
+  if (line !== undefined) ctx.out.progress(line);
 }
 
 /** Sends the run through the same outbox the scheduler uses, and waits for the outcome. */
@@ -122,6 +132,7 @@ function timingLine(timings: Record<string, number>): string {
     timings[key] === undefined ? [] : [`${label} ${Math.round(timings[key] ?? 0)} ms`];
   return `timings: ${[
     ...part("totalMs", "total"),
+    ...part("refreshMs", "refresh"),
     ...part("modelMs", "model"),
     ...part("toolsMs", "tools"),
     ...part("storageMs", "storage"),

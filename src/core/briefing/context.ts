@@ -116,7 +116,7 @@ export async function recordStep(context: RunContext, trace: Trace, step: Step):
   return next;
 }
 
-/** Counts a model request that made no tool calls (coverage finish, correction, legacy synthesis). */
+/** Counts a model request that made no tool calls (a correction, the legacy synthesis). */
 export function noteModelCall(context: RunContext, trace: Trace, result: ChatResult): Trace {
   const next = addTrace(trace, { modelCalls: [result] });
   reportTurn(context, next, result, 0);

@@ -1,6 +1,7 @@
 /**
- * What a briefing must have looked at before it may speak. A model that skips the calendar and then says
- * "a quiet day" has asserted something no receipt backs; the runner makes the missing calls itself.
+ * Receipts first: what a briefing looks at before the model speaks. The runner makes these calls itself,
+ * through the same dispatch as the model's, and hands the results to the model as its first tool turn; a
+ * model that then says "a quiet day" is reading a receipt, not guessing, and needs no round trip to look.
  */
 import type { Receipt, SlotName } from "../domain.ts";
 
@@ -13,20 +14,27 @@ const TODAY_TASKS: RequiredCall = { name: "list_tasks", arguments: { filter: "du
 const OVERDUE_TASKS: RequiredCall = { name: "list_tasks", arguments: { filter: "overdue" } };
 const TODAY_EVENTS: RequiredCall = { name: "list_events", arguments: { range: "today" } };
 const WEATHER: RequiredCall = { name: "get_weather", arguments: {} };
+const HEADLINES: RequiredCall = { name: "get_rss_items", arguments: { max: 8 } };
+const ACTIVE_PROJECTS: RequiredCall = { name: "list_projects", arguments: { status: "active" } };
 
+/**
+ * The slot's coverage calls: the design's morning compilation (tasks due and overdue, the calendar, the
+ * weather, news themes, project state); check-ins look at today's tasks and calendar; the evening at today's
+ * tasks and tomorrow.
+ */
 export const COVERAGE: Record<SlotName, readonly RequiredCall[]> = {
-  morning: [TODAY_TASKS, OVERDUE_TASKS, TODAY_EVENTS, WEATHER],
+  morning: [TODAY_TASKS, OVERDUE_TASKS, TODAY_EVENTS, WEATHER, HEADLINES, ACTIVE_PROJECTS],
   midday: [TODAY_TASKS, TODAY_EVENTS],
   afternoon: [TODAY_TASKS, TODAY_EVENTS],
   evening: [TODAY_TASKS, { name: "list_events", arguments: { range: "tomorrow" } }],
 };
 
-/** Headlines are not required, but a digest without them when feeds exist would be poorer. */
-export const DIGEST_EXTRAS: readonly RequiredCall[] = [{ name: "get_rss_items", arguments: { max: 5 } }];
+/** Headlines are not a check-in's coverage, but a digest without them when feeds exist would be poorer. */
+export const DIGEST_EXTRAS: readonly RequiredCall[] = [HEADLINES];
 
 /**
- * Required calls no receipt answers yet, in the order listed. A call that ran and failed counts as looked
- * at: the failure is itself the receipt ("✗ pulled weather"), and repeating it would fail the same way.
+ * Calls no receipt answers yet, in the order listed. A call that ran and failed counts as looked at: the
+ * failure is itself the receipt ("✗ pulled weather"), and repeating it would fail the same way.
  */
 export function missingCoverage(
   required: readonly RequiredCall[],

@@ -32,6 +32,7 @@ export function buildDigest(
   if (sections.events === undefined && sections.tomorrowEvents === undefined) {
     lines.push("Your calendar could not be checked.");
   }
+  lines.push(...sections.freshness);
   if (sections.dueToday !== undefined) {
     lines.push(
       sections.dueToday.length === 0 ? "No tasks due today." : `Due today: ${sections.dueToday.join("; ")}.`,
@@ -44,7 +45,13 @@ export function buildDigest(
   }
   if (sections.dueToday === undefined && sections.overdue === undefined)
     lines.push("Your tasks could not be checked.");
-  lines.push(sections.weather ? `Weather: ${sections.weather}.` : "No weather forecast available.");
+  lines.push(
+    sections.weather
+      ? `Weather: ${sections.weather}.`
+      : sections.weatherProblem
+        ? `No weather forecast: ${sections.weatherProblem}.`
+        : "No weather forecast available.",
+  );
   if (sections.headlines !== undefined && sections.headlines.length > 0) {
     lines.push(`Headlines: ${sections.headlines.slice(0, 5).join("; ")}.`);
   }

@@ -7,7 +7,7 @@ import { COVERAGE, type RequiredCall } from "./coverage.ts";
 import { readSections } from "./receipt-text.ts";
 import { GROUNDING_RULES, localContext, type PromptUser, slotTitle } from "./slot-prompts.ts";
 
-/** What legacy mode reads before its single model call; the coverage calls first. */
+/** What legacy mode reads before its single model call; the coverage calls (made first, as receipts) lead. */
 export function legacyCalls(slot: SlotName): RequiredCall[] {
   const extras: RequiredCall[] = [
     { name: "list_tasks", arguments: { filter: "high_priority" } },
@@ -53,7 +53,7 @@ export function legacyDataPrompt(
   return [
     `Date: ${localDate}`,
     ...(changes === undefined ? [] : [`CHANGES SINCE THE MORNING: ${changes}`]),
-    `WEATHER: ${sections.weather ?? "unavailable"}`,
+    `WEATHER: ${sections.weather ?? `unavailable${sections.weatherProblem ? ` (${sections.weatherProblem})` : ""}`}`,
     section("TODAY'S EVENTS", sections.events),
     ...(sections.tomorrowEvents === undefined ? [] : [section("TOMORROW'S EVENTS", sections.tomorrowEvents)]),
     section("DUE TODAY", sections.dueToday),
@@ -62,6 +62,7 @@ export function legacyDataPrompt(
     section("ACTIVE PROJECTS", sections.projects),
     section("RECENT NOTES", sections.notes),
     section("NEWS", sections.headlines),
+    ...sections.freshness.map((line) => `NOTE: ${line}`),
   ].join("\n");
 }
 

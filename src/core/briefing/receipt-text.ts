@@ -13,6 +13,10 @@ export interface Sections {
   overdue: string[] | undefined;
   highPriority: string[] | undefined;
   weather: string | undefined;
+  /** Why there is no forecast, when the weather call failed ("no forecast has been fetched yet for …"). */
+  weatherProblem: string | undefined;
+  /** Calendars and feeds that could not be refreshed, and how old what they show is. */
+  freshness: string[];
   headlines: string[] | undefined;
   projects: string[] | undefined;
   notes: string[] | undefined;
@@ -26,6 +30,9 @@ export function readSections(receipts: readonly Receipt[]): Sections {
   const events = latest("list_events", (args) => args.range === undefined || args.range === "today");
   const tomorrow = latest("list_events", (args) => args.range === "tomorrow");
   const weather = latest("get_weather");
+  const failedWeather = [...receipts]
+    .reverse()
+    .find((receipt) => receipt.toolName === "get_weather" && receipt.error);
   const news = latest("get_rss_items");
   const projects = latest("list_projects") ?? latest("search_projects");
   const notes = latest("list_notes");
@@ -36,6 +43,10 @@ export function readSections(receipts: readonly Receipt[]): Sections {
     overdue: mapTasks(tasksFor("overdue")),
     highPriority: mapTasks(tasksFor("high_priority")),
     weather: weather ? weatherLine(weather.result) : undefined,
+    weatherProblem: !weather && failedWeather ? errorText(failedWeather.result) : undefined,
+    freshness: [events, tomorrow, news]
+      .map((receipt) => (isRecord(receipt?.result) ? text(receipt.result.freshness) : ""))
+      .filter((line, index, all) => line !== "" && all.indexOf(line) === index),
     headlines: news ? list(news.result, "items").map(headlineLine) : undefined,
     projects: projects ? list(projects.result, "projects").map(projectLine) : undefined,
     notes: notes ? list(notes.result, "notes").map(noteLine) : undefined,
@@ -82,7 +93,12 @@ export function weatherLine(result: unknown): string | undefined {
   if (now && typeof now.temperature === "number") parts.push(`${now.temperature}${unit} now`);
   if (parts.length === 0) return undefined;
   const place = text(result.location);
-  return `${place ? `${place}: ` : ""}${parts.join(", ")}`;
+  // An old forecast stands in for a fresh one only if it says how old it is.
+  const age =
+    result.stale === true && text(result.as_of)
+      ? ` (forecast as of ${text(result.as_of)}, not refreshed since)`
+      : "";
+  return `${place ? `${place}: ` : ""}${parts.join(", ")}${age}`;
 }
 
 function headlineLine(item: Record<string, unknown>): string {
@@ -96,6 +112,13 @@ function projectLine(project: Record<string, unknown>): string {
 
 function noteLine(note: Record<string, unknown>): string {
   return text(note.title) || text(note.body).slice(0, 80);
+}
+
+/** A failed call's `{ error }`, without the "weather unavailable:" prefix the tool adds. */
+function errorText(result: unknown): string | undefined {
+  if (!isRecord(result)) return undefined;
+  const message = text(result.error).replace(/^weather unavailable:\s*/i, "");
+  return message || undefined;
 }
 
 function list(result: unknown, key: string): Array<Record<string, unknown>> {

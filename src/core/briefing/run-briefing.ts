@@ -30,12 +30,14 @@ export async function runBriefing(deps: CoreDeps, input: RunBriefingInput): Prom
   try {
     await archiveOldRuns(deps, input.user.id);
     const context = runContext(deps, input.user, input.slot, run, notifier(input.onEvent));
+    const refreshStartedAt = deps.timer();
     await refresh(context);
+    const refreshMs = deps.timer() - refreshStartedAt;
     const seeded = await receipts(context);
     const written = await write(context, seeded);
     const grounded = written.kind === "draft" ? await ground(context, written) : written;
     const produced = grounded.kind === "produced" ? grounded : await digest(context, grounded);
-    return await close(context, produced, startedAt);
+    return await close(context, produced, { startedAt, refreshMs });
   } catch (error) {
     // Not a model problem (those end in a digest): the database or a bug. Record it, then surface it.
     await deps.ports.runs.fail(run.id, errorMessage(error), deps.clock.now()).catch(() => undefined);
@@ -74,7 +76,11 @@ async function archiveOldRuns(deps: CoreDeps, userId: number): Promise<void> {
 }
 
 /** Stores the prose (tagged with the slot) and the run's result, and returns the briefing. */
-async function close(context: RunContext, produced: Produced, startedAt: number): Promise<BriefingOutcome> {
+async function close(
+  context: RunContext,
+  produced: Produced,
+  time: { startedAt: number; refreshMs: number },
+): Promise<BriefingOutcome> {
   const { deps, run, slot, user } = context;
   const stored = await context.log.text("assistant", produced.prose, deps.clock.now(), {
     kind: "briefing",
@@ -84,7 +90,8 @@ async function close(context: RunContext, produced: Produced, startedAt: number)
   });
   const trace = produced.trace;
   const timings = {
-    totalMs: round(deps.timer() - startedAt),
+    totalMs: round(deps.timer() - time.startedAt),
+    refreshMs: round(time.refreshMs),
     modelMs: round(modelTimings(trace).modelMs),
     queueWaitMs: round(modelTimings(trace).queueWaitMs),
     toolsMs: round(trace.toolsMs),

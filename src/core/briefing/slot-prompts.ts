@@ -49,14 +49,29 @@ export function briefingSystemPrompt(
   return `${body}\n\n${localContext(user, now)}\n\n${profileBlock(user)}`;
 }
 
+/**
+ * The briefing's rules: the shared discipline, except that the data is already above (receipts first), and
+ * that old data is said to be old.
+ */
+const BRIEFING_RULES = [
+  "Never assert facts you didn't learn from a tool result.",
+  ...GROUNDING_RULES.slice(1),
+  'When a result says its data could not be refreshed, say how old it is (e.g. "as of 06:12").',
+];
+
+/** What the runner fetched before the model's first turn, and when the model should call more. */
+function receiptsFirst(fetched: string, more: string): string {
+  return `The tool results above were fetched for this briefing just now: ${fetched}.
+Call a tool only for something they do not cover (${more}); otherwise write straight away.`;
+}
+
 function compilationPrompt(): string {
   return `You are the user's personal assistant giving their full morning briefing.
-Use the tools available to see what's actually relevant today — tasks due,
-overdue items, events on the calendar, weather, news themes, project state
-— and weave it into a warm, natural-sounding summary.
+${receiptsFirst("tasks due today and overdue, today's calendar, the weather, news headlines and active projects", "notes, other days, a topic in the news")}
+Weave what matters into a warm, natural-sounding summary.
 
 Rules:
-${bullets(GROUNDING_RULES)}
+${bullets(BRIEFING_RULES)}
 - Write flowing prose. No markdown, no headers, no bullet points.
 - Aim for 6–10 sentences. Skip topics that have nothing interesting.
 - Close on one or two concrete, actionable suggestions.`;
@@ -69,11 +84,11 @@ function checkInPrompt(slot: SlotName, changesTool: string | undefined): string 
   shows no change.`
     : "- If nothing meaningful has changed, say so briefly — don't invent progress.";
   return `You are the user's personal assistant giving a brief ${slot} check-in.
-Use tools to see what's changed since this morning. Focus on progress
-and what's still unaddressed.
+${receiptsFirst(`${changesTool ? "what changed since the morning, " : ""}today's open tasks and today's calendar`, "overdue or high-priority tasks, projects, notes, news")}
+Focus on progress and what's still unaddressed.
 
 Rules:
-${bullets(GROUNDING_RULES)}
+${bullets(BRIEFING_RULES)}
 ${changes}
 - 3–5 sentences, natural prose, no markdown.`;
 }
@@ -84,10 +99,11 @@ function eveningPrompt(changesTool: string | undefined): string {
   and what changed since the morning.`
     : "";
   return `You are the user's personal assistant giving a short evening wrap-up.
-Use tools to see what got done today, what is still open, and what tomorrow holds.
+${receiptsFirst(`${changesTool ? "what changed since the morning, " : ""}today's open tasks and tomorrow's calendar`, "tasks completed today, projects, notes")}
+Say what got done today, what is still open, and what tomorrow holds.
 
 Rules:
-${bullets(GROUNDING_RULES)}
+${bullets(BRIEFING_RULES)}
 - If the day was quiet, say so briefly — don't invent progress.${changes}
 - 3–5 sentences, natural prose, no markdown.`;
 }
@@ -105,11 +121,6 @@ export function slotTitle(slot: SlotName): string {
 
 export function triggerInstruction(slot: SlotName): string {
   return `Generate the ${SLOT_TITLES[slot]}.`;
-}
-
-/** After the runner added calls the model skipped: finish using everything above. */
-export function coverageInstruction(names: readonly string[]): string {
-  return `The tool results just above (${names.join(", ")}) were fetched for you because the briefing must cover them. Write the final briefing now, using all the tool results in this conversation, and only them.`;
 }
 
 /** The one corrective turn: names each claim no receipt backs. */

@@ -4,10 +4,11 @@ import { type CalendarEvent, type ChatEventChanges, EVENT_RANGES, type EventView
 import { NotFoundError } from "../errors.ts";
 import { localDate } from "../local-time.ts";
 import { defineTool, type ToolContext } from "./define-tool.ts";
-import { compact } from "./format.ts";
+import { clip, compact, cutList } from "./format.ts";
+import { staleSourcesNote } from "./freshness.ts";
 import { clockTime, idArgument, isoDate } from "./schemas.ts";
 
-const MAX_EVENTS = 40;
+const MAX_EVENTS = 25;
 
 const RANGE_MEANING = { today: "today", tomorrow: "tomorrow", upcoming: "in the coming days" } as const;
 
@@ -29,21 +30,24 @@ export const listEventsTool = defineTool({
   }),
   async handler({ range, days }, context) {
     const now = context.clock.now();
-    const found = await context.sources.events(
-      { id: context.user.id, timeZone: context.user.timeZone },
-      { range, now, ...(days !== undefined ? { days } : {}) },
-    );
+    const [found, freshness] = await Promise.all([
+      context.sources.events(
+        { id: context.user.id, timeZone: context.user.timeZone },
+        { range, now, ...(days !== undefined ? { days } : {}) },
+      ),
+      staleSourcesNote(context, "calendar"),
+    ]);
+    // A bounded receipt keeps the prompt inside num_ctx; the note keeps the model from calling it complete.
+    const { shown, more } = cutList(found, MAX_EVENTS, "events");
     return {
       range,
       ...(range === "upcoming" ? { days: days ?? 7 } : {}),
       today: localDate(now, context.user.timeZone),
       count: found.length,
-      events: found.slice(0, MAX_EVENTS).map(eventView),
+      events: shown.map(eventView),
       ...(found.length === 0 ? { note: `Nothing on the calendar ${RANGE_MEANING[range]}.` } : {}),
-      // A bounded receipt keeps the prompt inside num_ctx; the note keeps the model from calling it complete.
-      ...(found.length > MAX_EVENTS
-        ? { note: `Showing the first ${MAX_EVENTS} of ${found.length} events.` }
-        : {}),
+      ...(more ? { note: more } : {}),
+      ...(freshness ? { freshness } : {}),
     };
   },
 });
@@ -62,8 +66,9 @@ export function eventView(event: EventView): Record<string, unknown> {
     last_day: event.allDay && endDate !== startDate ? endDate : null,
     location: event.location,
     status: event.status === "tentative" ? "tentative" : null,
-    description: event.description ? event.description.slice(0, 200) : null,
-    editable: event.source === "chat" ? null : false,
+    description: clip(event.description, 100),
+    // Most events come from subscriptions; marking the few the user may change says more in fewer tokens.
+    editable: event.source === "chat" ? true : null,
   });
 }
 

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { interestsFromProfile } from "../feeds/interests.ts";
 import { defineTool } from "./define-tool.ts";
 import { clip, compact, localStamp } from "./format.ts";
+import { staleSourcesNote } from "./freshness.ts";
 
 export const getRssItemsTool = defineTool({
   name: "get_rss_items",
@@ -14,28 +15,31 @@ export const getRssItemsTool = defineTool({
     topic: z.string().trim().min(1).max(100).optional().describe("Only items about this topic"),
   }),
   async handler({ max, topic }, context) {
-    const items = await context.sources.feedItems(context.user.id, {
-      max,
-      topic,
-      // Without a topic, what the profile says the user cares about takes the slots first.
-      interests: topic ? [] : interestsFromProfile(context.user.profile),
-    });
+    const [items, freshness] = await Promise.all([
+      context.sources.feedItems(context.user.id, {
+        max,
+        topic,
+        // Without a topic, what the profile says the user cares about takes the slots first.
+        interests: topic ? [] : interestsFromProfile(context.user.profile),
+      }),
+      staleSourcesNote(context, "feed"),
+    ]);
     return {
       ...(topic ? { topic } : {}),
       count: items.length,
       items: items.map((item) =>
         compact({
-          id: item.id,
           title: item.title,
           feed: item.feedTitle,
           published: item.publishedAt ? localStamp(item.publishedAt, context.user.timeZone) : null,
-          summary: clip(item.summary, 240),
+          summary: clip(item.summary, 100),
           interests: item.matchedInterests.length > 0 ? item.matchedInterests : null,
         }),
       ),
       ...(items.length === 0
         ? { note: topic ? `No recent items about "${topic}".` : "No recent feed items." }
         : {}),
+      ...(freshness ? { freshness } : {}),
     };
   },
 });

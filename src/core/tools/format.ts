@@ -1,6 +1,8 @@
 /**
  * Compact JSON shapes of rows as the model sees them. Times are the user's wall-clock ("HH:MM") and dates
  * their local dates, so the model repeats local times and the grounding check finds them in the receipts.
+ * Compact means: no null or empty fields, no field that only repeats the default (an open task's status, a
+ * normal priority), and lists cut at a bound with a line saying how many were left out.
  */
 import { DateTime } from "luxon";
 import type { Note, Project, Task } from "../domain.ts";
@@ -11,19 +13,20 @@ export function taskView(task: Task, projectNames?: ReadonlyMap<number, string>)
     title: task.title,
     due: task.dueDate,
     due_time: task.dueTime,
-    priority: task.priority,
-    status: task.status,
+    priority: task.priority === "normal" ? null : task.priority,
+    status: task.status === "open" ? null : task.status,
     project: task.projectId !== null ? (projectNames?.get(task.projectId) ?? task.projectId) : null,
-    notes: clip(task.notes, 200),
+    notes: clip(task.notes, 80),
   });
 }
 
-export function projectView(project: Project): Record<string, unknown> {
+/** `listed`: the status the list was filtered by, which each project then need not repeat. */
+export function projectView(project: Project, listed?: Project["status"]): Record<string, unknown> {
   return compact({
     id: project.id,
     name: project.name,
-    status: project.status,
-    summary: clip(project.summary, 300),
+    status: project.status === listed ? null : project.status,
+    summary: clip(project.summary, 100),
   });
 }
 
@@ -31,9 +34,26 @@ export function noteView(note: Note, zone: string): Record<string, unknown> {
   return compact({
     id: note.id,
     title: note.title,
-    body: clip(note.body, 400),
+    body: clip(note.body, 200),
     written: localStamp(note.createdAt, zone),
   });
+}
+
+/**
+ * The first `max` items, and the line that says how many were left out ("12 more events not shown."), so the
+ * model never reads a cut list as the whole.
+ */
+export function cutList<T>(items: readonly T[], max: number, noun: string): { shown: T[]; more?: string } {
+  if (items.length <= max) return { shown: [...items] };
+  return { shown: items.slice(0, max), more: `${items.length - max} more ${noun} not shown.` };
+}
+
+/** When data was fetched, as a person reads it in their zone: "06:12" today, else "Sun 1 Jun 22:10". */
+export function asOfStamp(instant: Date, zone: string, now: Date): string {
+  const at = DateTime.fromJSDate(instant, { zone });
+  return at.hasSame(DateTime.fromJSDate(now, { zone }), "day")
+    ? at.toFormat("HH:mm")
+    : at.toFormat("ccc d LLL HH:mm");
 }
 
 /** "2025-06-02 14:30" in the user's zone. */

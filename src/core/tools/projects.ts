@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { PROJECT_STATUSES } from "../domain.ts";
 import { defineTool } from "./define-tool.ts";
-import { projectView } from "./format.ts";
+import { cutList, projectView } from "./format.ts";
 import { idArgument, searchQuery } from "./schemas.ts";
 
 /** Bounds the receipt (and so the prompt) for people with very many projects. */
-const MAX_PROJECTS = 30;
+const MAX_PROJECTS = 15;
 
 export const listProjectsTool = defineTool({
   name: "list_projects",
@@ -14,14 +14,13 @@ export const listProjectsTool = defineTool({
   input: z.object({ status: z.enum(PROJECT_STATUSES).optional().describe("Only projects with this status") }),
   async handler({ status }, context) {
     const found = await context.records.listProjects(context.user.id, status);
+    const { shown, more } = cutList(found, MAX_PROJECTS, "projects");
     return {
       ...(status ? { status } : {}),
       count: found.length,
-      projects: found.slice(0, MAX_PROJECTS).map(projectView),
-      ...(found.length === 0 ? { note: "No projects." } : {}),
-      ...(found.length > MAX_PROJECTS
-        ? { note: `Showing the first ${MAX_PROJECTS} of ${found.length} projects.` }
-        : {}),
+      projects: shown.map((project) => projectView(project, status)),
+      ...(found.length === 0 ? { note: status ? `No ${status} projects.` : "No projects." } : {}),
+      ...(more ? { note: more } : {}),
     };
   },
 });
@@ -33,10 +32,12 @@ export const searchProjectsTool = defineTool({
   input: z.object({ query: searchQuery.describe("Words to look for") }),
   async handler({ query }, context) {
     const found = await context.records.searchProjects(context.user.id, query);
+    const { shown, more } = cutList(found, MAX_PROJECTS, "projects");
     return {
       query,
       count: found.length,
-      projects: found.map(projectView),
+      projects: shown.map((project) => projectView(project)),
+      ...(more ? { note: more } : {}),
       ...(found.length === 0 ? { note: `No project matches "${query}".` } : {}),
     };
   },

@@ -3,8 +3,11 @@ import { TASK_FILTERS, TASK_PRIORITIES } from "../domain.ts";
 import { NotFoundError } from "../errors.ts";
 import { taskQuery } from "../tasks.ts";
 import { defineTool, type ToolContext } from "./define-tool.ts";
-import { taskView } from "./format.ts";
+import { cutList, taskView } from "./format.ts";
 import { clockTime, idArgument, isoDate } from "./schemas.ts";
+
+/** Bounds the receipt (and so the prompt) for people with very many tasks. */
+const MAX_TASKS = 15;
 
 const FILTER_MEANING: Record<(typeof TASK_FILTERS)[number], string> = {
   due_today: "open tasks due today",
@@ -27,12 +30,14 @@ export const listTasksTool = defineTool({
     const query = taskQuery(filter, context.user.timeZone, context.clock.now());
     const found = await context.records.listTasks(context.user.id, query);
     const names = await projectNames(context);
+    const { shown, more } = cutList(found, MAX_TASKS, "tasks");
     return {
       filter,
       today: query.today,
       count: found.length,
-      tasks: found.map((task) => taskView(task, names)),
+      tasks: shown.map((task) => taskView(task, names)),
       ...(found.length === 0 ? { note: `No ${FILTER_MEANING[filter]}.` } : {}),
+      ...(more ? { note: more } : {}),
     };
   },
 });

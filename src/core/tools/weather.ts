@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { type DailyForecast, readForecast } from "../weather/forecast.ts";
 import { defineTool } from "./define-tool.ts";
-import { compact } from "./format.ts";
+import { asOfStamp, compact } from "./format.ts";
 
 /** Words that mean "wherever the user is" rather than a place name. */
 const HOME_WORDS = new Set(["home", "here", "my location", "current", "local", "me"]);
@@ -10,7 +10,7 @@ export const getWeatherTool = defineTool({
   name: "get_weather",
   description:
     "Today's forecast (low/high °C, conditions, chance of rain), the current temperature and the next days, for " +
-    "the user's saved location. Reads the stored forecast; says how old it is.",
+    "the user's saved location. Reads the stored forecast; as_of says when it was fetched.",
   readOnly: true,
   input: z.object({
     location: z
@@ -27,21 +27,26 @@ export const getWeatherTool = defineTool({
         `only the user's saved location (${saved ?? "none set"}) has a forecast, not "${location}"`,
       );
     }
-    const weather = await readForecast(context.sources, context.user, context.clock.now());
+    const now = context.clock.now();
+    const weather = await readForecast(context.sources, context.user, now);
     if (!weather.available) throw new Error(weather.reason);
     const [today, ...later] = weather.days;
+    const asOf = asOfStamp(new Date(weather.asOf), context.user.timeZone, now);
     return compact({
       location: weather.location,
-      as_of: weather.asOfLocal,
+      as_of: asOf,
+      // Only an old forecast says so: the last good one stands in, and the briefing must say how old it is.
       stale: weather.stale ? true : null,
-      stale_reason: weather.staleReason ?? null,
+      note: weather.stale
+        ? `This is the last forecast fetched, as of ${asOf}; it could not be refreshed since.`
+        : null,
       unit: "°C",
       now:
         weather.current && weather.current.temperatureC !== null
           ? { temperature: round(weather.current.temperatureC), summary: weather.current.description }
           : null,
       today: today ? dayView(today) : null,
-      next_days: later.slice(0, 3).map(dayView),
+      next_days: later.length > 0 ? later.slice(0, 3).map(dayView) : null,
     });
   },
 });

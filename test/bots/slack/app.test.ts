@@ -7,10 +7,21 @@ import {
 } from "../../../bots/slack/format.ts";
 import { findConversation } from "../../../db/queries/conversations.ts";
 import { createTask } from "../../../db/queries/tasks.ts";
-import { findUserByIdentity } from "../../../db/queries/users.ts";
-import { call, MODEL, MORNING_CALLS, seedTasks, seedWeather, startModelServer } from "../../core/fixture.ts";
+import { findUserByIdentity, updateUser } from "../../../db/queries/users.ts";
+import { fixedClock } from "../../../src/core/clock.ts";
+import { createSourceRefresher } from "../../../src/sources/refresh-sources.ts";
+import {
+  call,
+  MODEL,
+  MORNING_COVERAGE,
+  START,
+  seedTasks,
+  seedWeather,
+  startModelServer,
+} from "../../core/fixture.ts";
 import { describeEachDatabase } from "../../helpers/database.ts";
 import type { OllamaTestServer } from "../../servers/ollama-server.ts";
+import { startOpenMeteoServer } from "../../servers/open-meteo-server.ts";
 import {
   type PostedMessage,
   type SlackBlock,
@@ -67,7 +78,7 @@ describeEachDatabase("slack app", (getDb) => {
     const { user, slackId } = await linkedSlackUser(db);
     await seedTasks(db, user);
     await seedWeather(db);
-    ollama.script(MODEL, [{ toolCalls: MORNING_CALLS }, { content: PROSE }]);
+    ollama.script(MODEL, [{ content: PROSE }]);
     const ack = await slack.sendCommand("/brief", "morning", slackId);
     expect(ack.status).toBe(200);
     const parent = await slack.waitForPost(
@@ -87,7 +98,7 @@ describeEachDatabase("slack app", (getDb) => {
       release = resolve;
     });
     let released = false;
-    ollama.script(MODEL, [{ toolCalls: MORNING_CALLS, waitFor: gate }, { content: PROSE }]);
+    ollama.script(MODEL, [{ content: PROSE, waitFor: gate }]);
 
     const ack = await slack.sendCommand("/brief", "", slackId);
     // The HTTP answer arrived while the model was still held: the ack did not wait for the work.
@@ -113,6 +124,50 @@ describeEachDatabase("slack app", (getDb) => {
     const conversation = await findConversation(db, "slack", `slack:${channel}:${parent.ts}`);
     expect(conversation?.runId).toBe(Number(buttonValues(parent)[0]));
     expect(conversation?.userId).toBe(user.id);
+  });
+
+  it("says 'refreshing weather…' through the response_url while a stale forecast is fetched first", async () => {
+    const db = getDb();
+    const { user, slackId } = await linkedSlackUser(db);
+    await updateUser(db, user.id, { latitude: 38.72, longitude: -9.13, locationName: "Lisbon, Portugal" });
+    const meteo = await startOpenMeteoServer({ firstDay: "2025-06-02" });
+    const clock = fixedClock(START);
+    const refreshing = await startApp(db, slack, ollama, {
+      clock,
+      refresh: createSourceRefresher({
+        db,
+        fetch,
+        clock,
+        forecastUrl: meteo.url,
+        maxAgeMinutes: { calendar: 15, feeds: 30, weather: 30 },
+      }),
+    });
+    slack.setAppUrl(refreshing.url);
+    try {
+      ollama.script(MODEL, [{ content: "Partly cloudy in Lisbon, 12 to 21 degrees." }]);
+      const ack = await slack.sendCommand("/brief", "morning", slackId);
+      const parent = await slack.waitForPost(
+        (post) => post.channel === slack.dmChannelOf(slackId) && hasReceiptsButton(post),
+      );
+      await refreshing.slackApp.idle();
+      const said = slack.responses
+        .filter((posted) => posted.id === ack.responseUrlId)
+        .map((posted) => posted.body);
+      expect(said).toEqual([
+        { response_type: "ephemeral", text: "Working on your briefing; it will appear in our DM." },
+        {
+          response_type: "ephemeral",
+          replace_original: true,
+          text: "Working on your briefing (refreshing weather…); it will appear in our DM.",
+        },
+      ]);
+      expect(meteo.forecastRequests()).toHaveLength(1);
+      expect(parent.text).toContain("12 to 21 degrees");
+    } finally {
+      slack.setAppUrl(running.url);
+      await refreshing.close();
+      await meteo.close();
+    }
   });
 
   it("posts the run's receipts into the briefing's thread when the Receipts button is pressed", async () => {
@@ -150,12 +205,7 @@ describeEachDatabase("slack app", (getDb) => {
     const request = ollama.chatRequests(MODEL).at(-1);
     expect(ollama.chatRequests(MODEL).length).toBe(before + 1);
     const toolMessages = request?.messages.filter((message) => message.role === "tool") ?? [];
-    expect(toolMessages.map((message) => message.tool_name)).toEqual([
-      "list_tasks",
-      "list_tasks",
-      "list_events",
-      "get_weather",
-    ]);
+    expect(toolMessages.map((message) => message.tool_name)).toEqual(MORNING_COVERAGE.map(([name]) => name));
     expect(request?.messages.at(-1)).toMatchObject({
       role: "user",
       content: "what's the overdue one about?",
@@ -281,10 +331,7 @@ describeEachDatabase("slack app", (getDb) => {
     }
     // 30 tool calls with long results: far more than 50 blocks and 3000 characters per section.
     const calls = Array.from({ length: 30 }, () => call("list_tasks", { filter: "due_today" }));
-    ollama.script(MODEL, [
-      { toolCalls: [...calls, ...MORNING_CALLS] },
-      { content: "You have many tasks due today." },
-    ]);
+    ollama.script(MODEL, [{ toolCalls: calls }, { content: "You have many tasks due today." }]);
     const brief = await slack.sendCommand("/brief", "morning", slackId);
     await slack.waitForPost((post) => post.channel === slack.dmChannelOf(slackId) && hasReceiptsButton(post));
     await running.slackApp.idle();

@@ -2,6 +2,7 @@
  * The real Bolt app (its `requestHandler` mounted on a plain HTTP server, as the shared server does) against
  * the local Slack server, with the real core over a test database and the Ollama test server as the model.
  */
+
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createSlackApp, SLACK_EVENTS_PATH, type SlackApp } from "../../../bots/slack/index.ts";
@@ -10,6 +11,7 @@ import { linkIdentity } from "../../../db/queries/users.ts";
 import type { User } from "../../../db/schema/index.ts";
 import type { Assistant } from "../../../src/core/assistant.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
+import type { Sources } from "../../../src/core/ports.ts";
 import { LONDON, modelClientFor, START, testCore } from "../../core/fixture.ts";
 import { createTestUser } from "../../helpers/database.ts";
 import type { OllamaTestServer } from "../../servers/ollama-server.ts";
@@ -45,10 +47,15 @@ export async function startApp(
   db: Database,
   slack: SlackServer,
   ollama: OllamaTestServer,
-  options: { clock?: ReturnType<typeof fixedClock>; appToken?: string } = {},
+  options: {
+    clock?: ReturnType<typeof fixedClock>;
+    appToken?: string;
+    /** `Sources.refresh` for briefings (default none: they read what is cached). */
+    refresh?: Sources["refresh"];
+  } = {},
 ): Promise<RunningSlackApp> {
   const clock = options.clock ?? fixedClock(START);
-  const { assistant } = testCore(db, modelClientFor(ollama.url), { clock });
+  const { assistant } = testCore(db, modelClientFor(ollama.url), { clock, refresh: options.refresh });
   const slackApp = await createSlackApp({
     config: {
       botToken: slack.botToken,

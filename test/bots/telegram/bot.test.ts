@@ -1,8 +1,11 @@
 import { afterEach, expect, it } from "vitest";
 import type { Database } from "../../../db/client.ts";
 import { createTask, getTask } from "../../../db/queries/tasks.ts";
-import { findUserByIdentity } from "../../../db/queries/users.ts";
+import { findUserByIdentity, updateUser } from "../../../db/queries/users.ts";
+import { fixedClock } from "../../../src/core/clock.ts";
+import { createSourceRefresher } from "../../../src/sources/refresh-sources.ts";
 import { describeEachDatabase } from "../../helpers/database.ts";
+import { startOpenMeteoServer } from "../../servers/open-meteo-server.ts";
 import type { BotPost, TestUser } from "../../servers/telegram-server.ts";
 import { type Harness, linkedUser, MODEL, nextTelegramId, startHarness } from "./harness.ts";
 
@@ -84,6 +87,38 @@ describeEachDatabase("telegram bot", (getDb) => {
     ).toBe(true);
     const linked = await findUserByIdentity(db, "telegram", String(account.id));
     expect(linked?.identity.chatId).toBe(String(account.id));
+  });
+
+  it("shows 'refreshing weather…' in the live message while a stale forecast is fetched before the briefing", async () => {
+    const db = getDb();
+    const { user, account } = await linkedUser(db);
+    await updateUser(db, user.id, { latitude: 38.72, longitude: -9.13, locationName: "Lisbon, Portugal" });
+    const meteo = await startOpenMeteoServer({ firstDay: "2025-06-02" });
+    try {
+      harness = await startHarness(db, {
+        refresh: createSourceRefresher({
+          db,
+          fetch,
+          clock: fixedClock("2025-06-02T06:00:00Z"),
+          forecastUrl: meteo.url,
+          maxAgeMinutes: { calendar: 15, feeds: 30, weather: 30 },
+        }),
+      });
+      const h = harness;
+      h.ollama.setModel(MODEL, { reply: () => ({ content: "Partly cloudy in Lisbon, 12 to 21 degrees." }) });
+      const post = await brief(h, account.id);
+      const progress = h.telegram
+        .callsTo("sendMessage")
+        .map((call) => String(call.params.text))
+        .find((text) => text.startsWith("⏳"));
+      expect(progress).toBe("⏳ Working on your briefing…\nrefreshing weather…");
+      expect(meteo.forecastRequests()).toHaveLength(1);
+      // The model was handed the fetched forecast, so the grounded briefing keeps the temperatures.
+      expect(post.text).toContain("Partly cloudy in Lisbon, 12 to 21 degrees.");
+      expect(post.text).toContain("✓ pulled weather");
+    } finally {
+      await meteo.close();
+    }
   });
 
   it("answers /brief with an unknown slot in one short message, whatever was typed, without the model", async () => {

@@ -15,6 +15,7 @@ import type { TelegramConfig } from "../../../src/config/config.ts";
 import { resolveModelRoutes } from "../../../src/config/model-routes.ts";
 import type { Assistant } from "../../../src/core/assistant.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
+import type { Sources } from "../../../src/core/ports.ts";
 import { createModelClient } from "../../../src/models/router.ts";
 import { testCore } from "../../core/fixture.ts";
 import { createTestUser } from "../../helpers/database.ts";
@@ -71,6 +72,8 @@ export async function startHarness(
     webhookUrl?: string;
     webhookSecret?: string;
     bot?: Partial<TelegramBotOptions>;
+    /** `Sources.refresh` for briefings (default none: they read what is cached). */
+    refresh?: Sources["refresh"];
   } = {},
 ): Promise<Harness> {
   const telegram = await startTelegramServer();
@@ -80,7 +83,7 @@ export async function startHarness(
     routes: resolveModelRoutes(undefined, { ollamaHost: ollama.url, model: MODEL }),
     retry: { attempts: 1 },
   });
-  const { assistant } = testCore(db, model, { clock });
+  const { assistant } = testCore(db, model, { clock, refresh: options.refresh });
   const app = createTelegramBot({
     config: telegramConfigFor(telegram, options),
     db,

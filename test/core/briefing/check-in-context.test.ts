@@ -10,12 +10,16 @@ import {
   changesSinceMorning,
 } from "../../../src/scheduler/changes-since-morning.ts";
 import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
-import { call, scriptedModel } from "../../helpers/scripted-model.ts";
-import { LONDON, MORNING_CALLS, seedWeather, TODAY, testCore } from "../fixture.ts";
+import { scriptedModel } from "../../helpers/scripted-model.ts";
+import { LONDON, seedWeather, TODAY, testCore } from "../fixture.ts";
 
 /** 12:30 BST, the default midday slot. */
 const MIDDAY = "2025-06-02T11:30:00Z";
-const MIDDAY_CALLS = [call("list_tasks", { filter: "due_today" }), call("list_events", { range: "today" })];
+/** A check-in's coverage, which the runner makes before the model speaks. */
+const MIDDAY_COVERAGE = [
+  ["list_tasks", { filter: "due_today" }],
+  ["list_events", { range: "today" }],
+];
 
 describeEachDatabase("check-ins know the morning", (getDb) => {
   /** The hook as the composition root wires it, counting its calls. */
@@ -44,10 +48,7 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
     });
     await seedWeather(db);
     const model = scriptedModel();
-    model.script(
-      { toolCalls: MORNING_CALLS },
-      { content: "Renew passport is due today at 14:30. Nothing on your calendar today." },
-    );
+    model.script({ content: "Renew passport is due today at 14:30. Nothing on your calendar today." });
     const morning = await testCore(db, model).assistant.brief(user.id, { slot: "morning" });
     expect(morning.mode).toBe("agentic");
     await completeTask(db, user.id, task.id, new Date("2025-06-02T08:00:00Z"));
@@ -61,33 +62,39 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
     const model = scriptedModel();
     const { assistant, clock } = testCore(db, model, { checkInContext: hook });
     clock.set(MIDDAY);
-    model.script(
-      { toolCalls: MIDDAY_CALLS },
-      { content: "You have completed Renew passport since this morning. Nothing on your calendar today." },
-    );
+    model.script({
+      content: "You have completed Renew passport since this morning. Nothing on your calendar today.",
+    });
 
     const outcome = await assistant.brief(user.id, { slot: "midday" });
 
     expect(calls).toEqual([{ userId: user.id, date: TODAY, now: new Date(MIDDAY) }]);
-    // The model's very first request already carries the receipt, and the prompt says to rely on it.
+    // The model's only request already carries the receipt with the coverage calls, in one runner turn, and
+    // the prompt says to rely on it.
+    expect(model.requests).toHaveLength(1);
     const first = model.requests[0];
-    expect(first?.messages.map((message) => message.role)).toEqual(["system", "user", "assistant", "tool"]);
+    expect(first?.messages.map((message) => message.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "tool",
+      "tool",
+    ]);
     expect(String(first?.messages[0]?.content)).toContain(
       `The ${CHANGES_SINCE_MORNING_TOOL} result above was computed from the user's data`,
     );
-    expect(first?.messages[2]).toMatchObject({
-      role: "assistant",
-      tool_calls: [
-        expect.objectContaining({ function: expect.objectContaining({ name: CHANGES_SINCE_MORNING_TOOL }) }),
-      ],
-    });
+    const turn = first?.messages[2];
+    expect(
+      turn?.role === "assistant" ? turn.tool_calls?.map((toolCall) => toolCall.function.name) : [],
+    ).toEqual([CHANGES_SINCE_MORNING_TOOL, "list_tasks", "list_events"]);
     const seeded = first?.messages[3];
     expect(seeded).toMatchObject({ role: "tool", tool_name: CHANGES_SINCE_MORNING_TOOL });
     expect(String(seeded?.content)).toContain('"tasksCompleted":[{');
     expect(String(seeded?.content)).toContain('"title":"Renew passport"');
     expect(String(seeded?.content)).toContain(`"morningRunId":${morningRunId}`);
 
-    // Stored as a runner-made receipt of the run, before the model's own calls.
+    // Stored as a runner-made receipt of the run, first of the runner's turn.
     const receipts = await listRunReceipts(db, outcome.runId);
     expect(receipts.map((receipt) => receipt.toolName)).toEqual([
       CHANGES_SINCE_MORNING_TOOL,
@@ -104,6 +111,9 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
     expect(stored[0]).toMatchObject({ role: "assistant", metadata: { kind: "tool_calls", by: "runner" } });
     expect(stored[1]).toMatchObject({ role: "tool", toolName: CHANGES_SINCE_MORNING_TOOL });
     expect(stored[1]?.toolCallId).toBe(stored[0]?.toolCalls?.[0]?.id);
+    expect(stored.slice(1, 4).map((message) => message.toolCallId)).toEqual(
+      stored[0]?.toolCalls?.map((toolCall) => toolCall.id),
+    );
 
     // The completed task is named only by the changes receipt, and grounding accepts it.
     expect(outcome.prose).toContain("Renew passport");
@@ -118,7 +128,7 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
     const { hook, calls } = wiredHook();
     const model = scriptedModel();
     const { assistant } = testCore(db, model, { checkInContext: hook });
-    model.script({ toolCalls: MORNING_CALLS }, { content: "Nothing on your calendar today." });
+    model.script({ content: "Nothing on your calendar today." });
     const outcome = await assistant.brief(user.id, { slot: "morning" });
     expect(calls).toEqual([]);
     expect(outcome.receipts.map((receipt) => receipt.toolName)).not.toContain(CHANGES_SINCE_MORNING_TOOL);
@@ -135,7 +145,7 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
       },
     });
     clock.set(MIDDAY);
-    model.script({ toolCalls: MIDDAY_CALLS }, { content: "Nothing on your calendar today." });
+    model.script({ content: "Nothing on your calendar today." });
     const outcome = await assistant.brief(user.id, { slot: "afternoon" });
     expect(logger.warnings).toEqual([
       {
@@ -146,7 +156,13 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
     expect(outcome.mode).toBe("agentic");
     expect(outcome.receipts.map((receipt) => receipt.toolName)).toEqual(["list_tasks", "list_events"]);
     const first = model.requests[0];
-    expect(first?.messages.map((message) => message.role)).toEqual(["system", "user"]);
+    expect(first?.messages.map((message) => message.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "tool",
+    ]);
     expect(String(first?.messages[0]?.content)).toContain(
       "If nothing meaningful has changed, say so briefly",
     );
@@ -210,14 +226,11 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
       );
       expect(await listRunMessages(db, run.id)).toHaveLength(2);
 
-      model.script({ toolCalls: MIDDAY_CALLS }, { content: "Nothing on your calendar today." });
+      model.script({ content: "Nothing on your calendar today." });
       const outcome = await generateBriefing({ user, slot: "midday", runId: run.id });
 
       const receipts = await listRunReceipts(db, run.id);
-      expect(receipts.map((receipt) => [receipt.toolName, receipt.arguments])).toEqual([
-        ["list_tasks", { filter: "due_today" }],
-        ["list_events", { range: "today" }],
-      ]);
+      expect(receipts.map((receipt) => [receipt.toolName, receipt.arguments])).toEqual(MIDDAY_COVERAGE);
       expect(receipts.every((receipt) => receipt.at.toISOString() === "2025-06-02T11:55:00.000Z")).toBe(true);
       const stored = await listRunMessages(db, run.id);
       expect(stored.some((message) => message.toolCallId === "call_old")).toBe(false);

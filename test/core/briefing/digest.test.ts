@@ -41,4 +41,49 @@ describe("digest and legacy data from receipts", () => {
     expect(empty).toContain("Nothing on your calendar today.");
     expect(empty).not.toContain("tomorrow");
   });
+
+  it("gives an old forecast with its age, says plainly when none was ever fetched, and names stale calendars", () => {
+    const stale = receipt(
+      "get_weather",
+      {},
+      {
+        location: "Lisbon, Portugal",
+        as_of: "06:12",
+        stale: true,
+        note: "This is the last forecast fetched, as of 06:12; it could not be refreshed since.",
+        today: { summary: "partly cloudy", low: 12, high: 21 },
+      },
+    );
+    const events = receipt(
+      "list_events",
+      { range: "today" },
+      {
+        events: [{ title: "Standup", start: "10:00", end: "10:15" }],
+        freshness: 'Calendar "Work" could not be refreshed; what it shows is as of 07:00.',
+      },
+    );
+    const digest = buildDigest([stale, events], { heading: "Morning" });
+    expect(digest).toContain(
+      "Weather: Lisbon, Portugal: partly cloudy, 12°C to 21°C (forecast as of 06:12, not refreshed since).",
+    );
+    expect(digest).toContain('Calendar "Work" could not be refreshed; what it shows is as of 07:00.');
+    expect(legacyDataPrompt([stale, events], "2025-06-02")).toContain(
+      "(forecast as of 06:12, not refreshed since)",
+    );
+
+    const never = {
+      ...receipt(
+        "get_weather",
+        {},
+        { error: "weather unavailable: no forecast has been fetched yet for Lisbon, Portugal" },
+      ),
+      error: true,
+    };
+    expect(buildDigest([never], { heading: "Morning" })).toContain(
+      "No weather forecast: no forecast has been fetched yet for Lisbon, Portugal.",
+    );
+    expect(legacyDataPrompt([never], "2025-06-02")).toContain(
+      "WEATHER: unavailable (no forecast has been fetched yet for Lisbon, Portugal)",
+    );
+  });
 });

@@ -1,18 +1,25 @@
 /**
  * Briefings end to end through the official `ollama` client and the HTTP Ollama test server: what goes
- * over the wire, and what a failing server turns into. Everything else about the runner is tested with the
- * in-process scripted model (run-briefing.test.ts).
+ * over the wire, how many round trips a model's tool habit costs now that the receipts come first, what a
+ * busy morning's prompt weighs, and what a failing server turns into. Everything else about the runner is
+ * tested with the in-process scripted model (run-briefing.test.ts).
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { addFeed, saveFeedSync } from "../../../db/queries/feeds.ts";
 import { listRunMessages, listRunReceipts } from "../../../db/queries/messages.ts";
+import { createNote } from "../../../db/queries/notes.ts";
+import { createProject } from "../../../db/queries/projects.ts";
 import { getRun } from "../../../db/queries/runs.ts";
+import { createTask } from "../../../db/queries/tasks.ts";
+import { DEFAULT_NUM_CTX } from "../../../src/config/model-routes.ts";
 import { MODEL_UNAVAILABLE_NOTE } from "../../../src/core/briefing/digest.ts";
 import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
-import type { OllamaTestServer } from "../../servers/ollama-server.ts";
+import type { OllamaTestServer, ScriptedToolCall } from "../../servers/ollama-server.ts";
+import { batching, oneCallPerTurn } from "../../servers/tool-habits.ts";
 import {
   LONDON,
-  MODEL,
-  MORNING_CALLS,
+  MORNING_COVERAGE,
+  MORNING_STATUS_ROW,
   modelClientFor,
   seedEvent,
   seedTasks,
@@ -30,94 +37,180 @@ afterAll(async () => {
   await server.close();
 });
 
+/** What a model wants to have looked at before it writes a morning briefing. */
+const WANTED: ScriptedToolCall[] = [
+  { name: "list_tasks", arguments: { filter: "due_today" } },
+  { name: "list_tasks", arguments: { filter: "overdue" } },
+  { name: "list_events", arguments: { range: "today" } },
+  { name: "get_weather", arguments: {} },
+  { name: "get_rss_items", arguments: { max: 8 } },
+  { name: "list_projects", arguments: {} },
+];
+const PROSE =
+  'Good morning! Partly cloudy today, 8 to 16 degrees. You have the Dentist at 09:00. "Renew passport" is due ' +
+  'today at 14:30, and "File expenses" is overdue.';
+
 describeEachDatabase("briefings over the Ollama HTTP API", (getDb) => {
-  it("stores every tool call and result as receipts of the run, and the prose tagged with the slot", async () => {
+  it("sends the runner's receipts as a real tool turn on the wire, stores them, and the model writes in one request", async () => {
     const db = getDb();
     const user = await createTestUser(db, LONDON);
     await seedTasks(db, user);
     await seedEvent(db, user);
     await seedWeather(db);
-    const { assistant } = testCore(db, modelClientFor(server.url));
-    const before = server.chatRequests(MODEL).length;
-    server.script(MODEL, [
-      { toolCalls: MORNING_CALLS },
-      {
-        content:
-          "Good morning! Partly cloudy today, 8 to 16 degrees. You have the Dentist at 09:00. " +
-          'Renew passport is due today at 14:30, and "File expenses" is overdue.',
-      },
-    ]);
+    server.setModel("one-call-7b", { reply: oneCallPerTurn(WANTED, PROSE) });
+    const { assistant } = testCore(db, modelClientFor(server.url, "one-call-7b"));
+    const before = server.chatRequests("one-call-7b").length;
 
     const outcome = await assistant.brief(user.id, { slot: "morning" });
 
     expect(outcome.mode).toBe("agentic");
-    expect(outcome.prose).toContain("Dentist at 09:00");
+    expect(outcome.prose).toBe(PROSE);
     expect(outcome.grounding).toMatchObject({ unbacked: [], action: "none" });
-    expect(outcome.statusRow).toBe("✓ checked calendar · ✓ looked at tasks · ✓ pulled weather");
-    expect(server.chatRequests(MODEL).length - before).toBe(2);
+    expect(outcome.statusRow).toBe(MORNING_STATUS_ROW);
+    const requests = server.chatRequests("one-call-7b").slice(before);
+    expect(requests).toHaveLength(1);
 
-    // The model saw the results it asked for, with local times.
-    const second = server.chatRequests(MODEL).at(-1);
-    const toolMessages = second?.messages.filter((message) => message.role === "tool") ?? [];
-    expect(toolMessages.map((message) => message.tool_name)).toEqual([
-      "list_tasks",
-      "list_tasks",
-      "list_events",
-      "get_weather",
-    ]);
+    // On the wire: the assistant turn carries the calls with ids, each tool message names its call.
+    const [request] = requests;
+    const turn = request?.messages[2];
+    expect(turn?.role).toBe("assistant");
+    const wireCalls = turn?.tool_calls as Array<{
+      id: string;
+      function: { name: string; arguments: object };
+    }>;
+    expect(wireCalls.map((toolCall) => [toolCall.function.name, toolCall.function.arguments])).toEqual(
+      MORNING_COVERAGE,
+    );
+    const toolMessages = request?.messages.filter((message) => message.role === "tool") ?? [];
+    expect(toolMessages.map((message) => [message.tool_name, message.tool_call_id])).toEqual(
+      wireCalls.map((toolCall) => [toolCall.function.name, toolCall.id]),
+    );
     expect(String(toolMessages[2]?.content)).toContain('"start":"09:00"');
     // The trigger was sent, but nobody stored it as if the user had said it.
-    expect(second?.messages[1]).toMatchObject({ role: "user", content: "Generate the morning briefing." });
+    expect(request?.messages[1]).toMatchObject({ role: "user", content: "Generate the morning briefing." });
 
     const stored = await listRunMessages(db, outcome.runId);
     expect(stored.some((message) => message.role === "user")).toBe(false);
-    expect(stored.map((message) => message.role)).toEqual([
-      "assistant",
-      "tool",
-      "tool",
-      "tool",
-      "tool",
-      "assistant",
-    ]);
-    expect(stored[0]?.toolCalls?.map((toolCall) => toolCall.function.name)).toEqual([
-      "list_tasks",
-      "list_tasks",
-      "list_events",
-      "get_weather",
-    ]);
     expect(stored.at(-1)?.metadata).toMatchObject({
       briefing_slot: "morning",
       kind: "briefing",
       run_id: outcome.runId,
     });
-
     const receipts = await listRunReceipts(db, outcome.runId);
-    expect(receipts.map((receipt) => [receipt.toolName, receipt.arguments])).toEqual([
-      ["list_tasks", { filter: "due_today" }],
-      ["list_tasks", { filter: "overdue" }],
-      ["list_events", { range: "today" }],
-      ["get_weather", {}],
-    ]);
+    expect(receipts.map((receipt) => [receipt.toolName, receipt.arguments])).toEqual(MORNING_COVERAGE);
     expect(receipts[0]?.at.toISOString()).toBe("2025-06-02T06:00:00.000Z");
     expect(receipts[0]?.result).toMatchObject({
       count: 1,
-      tasks: [{ title: "Renew passport", due_time: "14:30" }],
+      tasks: [{ title: "Renew passport", due_time: "14:30", priority: "high" }],
     });
+    // Compact: an open task does not repeat its status, a null field is not sent.
+    expect(JSON.stringify(receipts[0]?.result)).not.toMatch(/"status"|null/);
 
     const run = await getRun(db, outcome.runId);
     expect(run).toMatchObject({
       state: "generated",
       mode: "agentic",
       route: "briefing",
-      model: MODEL,
-      turns: 2,
-      toolCalls: 4,
+      model: "one-call-7b",
+      turns: 1,
+      toolCalls: MORNING_COVERAGE.length,
       localDate: TODAY,
       prose: outcome.prose,
     });
     expect(run?.promptTokens).toBeGreaterThan(0);
-    expect(run?.grounding).toMatchObject({ action: "none" });
-    expect(run?.timings.totalMs).toBeGreaterThanOrEqual(0);
+  });
+
+  for (const [habit, reply] of [
+    ["one call per turn", oneCallPerTurn],
+    ["batching", batching],
+  ] as const) {
+    it(`a ${habit} model that wants one tool more than the receipts finishes in two requests, every coverage receipt present`, async () => {
+      const db = getDb();
+      const user = await createTestUser(db, LONDON);
+      await seedTasks(db, user);
+      await seedEvent(db, user);
+      await seedWeather(db);
+      await createNote(db, {
+        userId: user.id,
+        body: "Call the plumber back",
+        createdAt: new Date("2025-06-01T18:00:00Z"),
+      });
+      const name = `${habit.replaceAll(" ", "-")}-notes`;
+      const wanted = [...WANTED, { name: "list_notes", arguments: { recent_days: 1 } }];
+      server.setModel(name, { reply: reply(wanted, `${PROSE} Yesterday you noted: call the plumber back.`) });
+      const { assistant } = testCore(db, modelClientFor(server.url, name));
+      const before = server.chatRequests(name).length;
+
+      const outcome = await assistant.brief(user.id, { slot: "morning" });
+
+      expect(server.chatRequests(name).length - before).toBe(2);
+      expect(outcome.mode).toBe("agentic");
+      expect(outcome.grounding?.unbacked).toEqual([]);
+      const receipts = await listRunReceipts(db, outcome.runId);
+      expect(receipts.map((receipt) => [receipt.toolName, receipt.arguments])).toEqual([
+        ...MORNING_COVERAGE,
+        ["list_notes", { recent_days: 1 }],
+      ]);
+      expect(receipts.every((receipt) => !receipt.error)).toBe(true);
+    });
+  }
+
+  it("keeps a busy morning's prompt well inside num_ctx, cutting long lists with a line saying how many are left out", async () => {
+    const db = getDb();
+    const user = await createTestUser(db, LONDON);
+    await seedWeather(db);
+    for (let index = 0; index < 45; index++) {
+      await createTask(db, {
+        userId: user.id,
+        title: `Overdue chore number ${index + 1} with a fairly long descriptive title`,
+        notes: "Some notes about the chore that go on for a while. ".repeat(6),
+        dueDate: "2025-05-20",
+      });
+    }
+    for (let index = 0; index < 55; index++) {
+      const start = new Date(Date.UTC(2025, 5, 2, 6, index * 10));
+      await seedEvent(db, user, `Back-to-back meeting ${index + 1}`, start.toISOString());
+    }
+    for (let index = 0; index < 35; index++) {
+      await createProject(db, {
+        userId: user.id,
+        name: `Project ${index + 1}`,
+        summary: "A project summary that is long enough to matter in the prompt. ".repeat(8),
+      });
+    }
+    const feed = await addFeed(db, { userId: user.id, url: "https://news.example/busy.xml" });
+    await saveFeedSync(db, feed, {
+      title: "Busy News",
+      items: Array.from({ length: 40 }, (_, index) => ({
+        guid: `item-${index}`,
+        title: `Headline ${index + 1}: something happened somewhere today`,
+        link: `https://news.example/${index}`,
+        summary: "A summary paragraph of the story that runs long. ".repeat(10),
+        publishedAt: new Date(Date.UTC(2025, 5, 2, 5, index)),
+      })),
+      etag: null,
+      lastModified: null,
+      at: new Date("2025-06-02T05:50:00Z"),
+    });
+    server.setModel("busy-7b", { reply: oneCallPerTurn(WANTED, "Good morning. A busy day.") });
+    const { assistant } = testCore(db, modelClientFor(server.url, "busy-7b"));
+    const outcome = await assistant.brief(user.id, { slot: "morning" });
+
+    expect(outcome.mode).toBe("agentic");
+    const run = await getRun(db, outcome.runId);
+    expect(run?.turns).toBe(1);
+    // The server reports about chars/4 of what it was sent, and would have cut anything over num_ctx.
+    expect(run?.promptTokens).toBeLessThan(DEFAULT_NUM_CTX / 2);
+    const byTool = (name: string, filter?: string) =>
+      outcome.receipts.find(
+        (receipt) =>
+          receipt.toolName === name && (filter === undefined || receipt.arguments.filter === filter),
+      )?.result as Record<string, unknown>;
+    expect(byTool("list_tasks", "overdue")).toMatchObject({ count: 45, note: "30 more tasks not shown." });
+    expect((byTool("list_tasks", "overdue").tasks as unknown[]).length).toBe(15);
+    expect(byTool("list_events")).toMatchObject({ count: 55, note: "30 more events not shown." });
+    expect(byTool("list_projects")).toMatchObject({ count: 35, note: "20 more projects not shown." });
+    expect((byTool("get_rss_items").items as unknown[]).length).toBe(8);
   });
 
   it("delivers a digest from receipts with a note when the model is down", async () => {
@@ -127,7 +220,7 @@ describeEachDatabase("briefings over the Ollama HTTP API", (getDb) => {
     await seedEvent(db, user, "Standup", "2025-06-02T09:15:00Z");
     await seedWeather(db);
     const { assistant, logger } = testCore(db, modelClientFor(server.url));
-    server.script(MODEL, {
+    server.script("qwen2.5:7b", {
       error: { status: 500, message: "llama runner process has terminated: exit status 2" },
     });
     const outcome = await assistant.brief(user.id, { slot: "morning" });
@@ -139,13 +232,13 @@ describeEachDatabase("briefings over the Ollama HTTP API", (getDb) => {
       "Weather: London: partly cloudy, 8°C to 16°C, 20% chance of rain, 11°C now.",
     );
     expect(outcome.prose).toContain(MODEL_UNAVAILABLE_NOTE);
-    expect(outcome.statusRow).toContain("✓ checked calendar");
+    expect(outcome.statusRow).toBe(MORNING_STATUS_ROW);
     expect(logger.warnings.map((warning) => warning.message)).toContain(
       "briefing model failed; sending a digest",
     );
     const run = await getRun(db, outcome.runId);
     expect(run).toMatchObject({ state: "generated", mode: "digest" });
     expect(run?.reason).toMatch(/model unavailable/);
-    expect((await listRunReceipts(db, outcome.runId)).length).toBeGreaterThanOrEqual(4);
+    expect(await listRunReceipts(db, outcome.runId)).toHaveLength(MORNING_COVERAGE.length);
   });
 });

@@ -5,7 +5,7 @@ import { updateUser } from "../../../db/queries/users.ts";
 import { briefingRuns } from "../../../db/schema/index.ts";
 import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
 import { requestText, scriptedModel } from "../../helpers/scripted-model.ts";
-import { LONDON, MORNING_CALLS, seedEvent, seedTasks, seedWeather, TODAY, testCore } from "../fixture.ts";
+import { LONDON, MORNING_COVERAGE, seedEvent, seedTasks, seedWeather, TODAY, testCore } from "../fixture.ts";
 
 const HONEST =
   'Good morning. Partly cloudy, 8 to 16 degrees. "Renew passport" is due at 14:30 and "File expenses" is overdue.';
@@ -25,17 +25,21 @@ describeEachDatabase("grounding, legacy and fallbacks", (getDb) => {
     const model = scriptedModel();
     const { assistant } = testCore(db, model);
     model.script(
-      { toolCalls: MORNING_CALLS },
       { content: `${HONEST} You also have a quick meeting at 10:30 AM with the design team.` },
       { content: HONEST },
     );
     const outcome = await assistant.brief(user.id, { slot: "morning" });
     const requests = model.requests;
-    expect(requests).toHaveLength(3);
-    const correction = String(requests[2]?.messages.at(-1)?.content);
+    expect(requests).toHaveLength(2);
+    const correction = String(requests[1]?.messages.at(-1)?.content);
     expect(correction).toContain("not backed by any tool result");
     expect(correction).toMatch(/10:30/);
-    expect(requests[2]?.tools).toBeUndefined();
+    expect(requests[1]?.tools).toBeUndefined();
+    // The correction follows the draft it corrects, with the receipts still above it.
+    expect(requests[1]?.messages.at(-2)).toMatchObject({
+      role: "assistant",
+      content: expect.stringContaining("10:30 AM"),
+    });
     expect(outcome.prose).toBe(HONEST);
     expect(outcome.grounding?.action).toBe("corrected");
     expect(outcome.grounding?.unbacked.join(" ")).toMatch(/10:30/);
@@ -51,11 +55,7 @@ describeEachDatabase("grounding, legacy and fallbacks", (getDb) => {
       const model = scriptedModel();
       const { assistant } = testCore(db, model);
       const fabricated = `Don't forget the meeting at ${written}.`;
-      model.script(
-        { toolCalls: MORNING_CALLS },
-        { content: `${HONEST} ${fabricated}` },
-        { content: `${HONEST} ${fabricated}` },
-      );
+      model.script({ content: `${HONEST} ${fabricated}` }, { content: `${HONEST} ${fabricated}` });
       const outcome = await assistant.brief(user.id, { slot: "morning" });
       expect(outcome.prose).toBe(HONEST);
       expect(outcome.prose).not.toContain(written);
@@ -70,7 +70,7 @@ describeEachDatabase("grounding, legacy and fallbacks", (getDb) => {
     const model = scriptedModel();
     const { assistant, logger } = testCore(db, model);
     const invented = "Your team huddle is at 2:30 PM and the Q2 budget draft is due by Friday.";
-    model.script({ toolCalls: MORNING_CALLS }, { content: invented }, { content: invented });
+    model.script({ content: invented }, { content: invented });
     const outcome = await assistant.brief(user.id, { slot: "morning" });
     expect(outcome.mode).toBe("digest");
     expect(outcome.prose).toContain('"Renew passport"');
@@ -106,16 +106,12 @@ describeEachDatabase("grounding, legacy and fallbacks", (getDb) => {
     expect(data).toContain("WEATHER: London: partly cloudy, 8°C to 16°C");
     expect(outcome.mode).toBe("legacy");
     expect(outcome.prose).toContain("Dentist is at 09:00");
+    // The coverage calls first (receipts first, as in agentic mode), then the sections legacy adds.
     const receipts = await listRunReceipts(db, outcome.runId);
-    expect(receipts.map((receipt) => receipt.toolName)).toEqual([
-      "list_tasks",
-      "list_tasks",
-      "list_events",
-      "get_weather",
-      "list_tasks",
-      "get_rss_items",
-      "list_projects",
-      "list_notes",
+    expect(receipts.map((receipt) => [receipt.toolName, receipt.arguments])).toEqual([
+      ...MORNING_COVERAGE,
+      ["list_tasks", { filter: "high_priority" }],
+      ["list_notes", { recent_days: 1 }],
     ]);
     expect((await getRun(db, outcome.runId))?.reason).toBe("briefing_mode is legacy");
   });
@@ -160,10 +156,7 @@ describeEachDatabase("grounding, legacy and fallbacks", (getDb) => {
       .returning();
     const model = scriptedModel();
     const { generateBriefing } = testCore(db, model);
-    model.script(
-      { toolCalls: [MORNING_CALLS[0]!, MORNING_CALLS[2]!] },
-      { content: '"Renew passport" is still due at 14:30. Nothing on your calendar today.' },
-    );
+    model.script({ content: '"Renew passport" is still due at 14:30. Nothing on your calendar today.' });
     const outcome = await generateBriefing({ user, slot: "midday", runId: claimed!.id });
     expect(outcome.runId).toBe(claimed!.id);
     expect(await getRun(db, claimed!.id)).toMatchObject({

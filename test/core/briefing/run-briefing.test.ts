@@ -6,35 +6,113 @@ import { MAX_BRIEFING_TURNS } from "../../../src/core/briefing/run-briefing.ts";
 import type { BriefingEvent } from "../../../src/core/events.ts";
 import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
 import { call, offeredTools, requestText, scriptedModel } from "../../helpers/scripted-model.ts";
-import { LONDON, MORNING_CALLS, seedEvent, seedTasks, seedWeather, TODAY, testCore } from "../fixture.ts";
+import {
+  LONDON,
+  MORNING_COVERAGE,
+  MORNING_STATUS_ROW,
+  seedEvent,
+  seedTasks,
+  seedWeather,
+  TODAY,
+  testCore,
+} from "../fixture.ts";
+
+const toolCallsOf = (message: { tool_calls?: Array<{ function: { name: string; arguments: unknown } }> }) =>
+  (message.tool_calls ?? []).map((toolCall) => [toolCall.function.name, toolCall.function.arguments]);
 
 describeEachDatabase("runBriefing", (getDb) => {
-  it("gives the model an explicit empty calendar, and the digest says so plainly", async () => {
+  it("makes the morning's coverage calls before the model speaks, as a real tool turn, so one request suffices", async () => {
+    const db = getDb();
+    const user = await createTestUser(db, LONDON);
+    await seedTasks(db, user);
+    await seedWeather(db);
+    const model = scriptedModel();
+    const { assistant } = testCore(db, model);
+    model.script({
+      content:
+        'Nothing on your calendar today. "Renew passport" is due at 14:30 and "File expenses" is overdue. 8 to 16 degrees.',
+    });
+    const outcome = await assistant.brief(user.id, { slot: "morning" });
+
+    expect(model.requests).toHaveLength(1);
+    const [first] = model.requests;
+    // system, the trigger, then the runner's calls as an assistant turn followed by each result: no fake user turn.
+    expect(first?.messages.map((message) => message.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      ...MORNING_COVERAGE.map(() => "tool"),
+    ]);
+    expect(first?.messages[1]).toEqual({ role: "user", content: "Generate the morning briefing." });
+    const turn = first?.messages[2];
+    if (turn?.role !== "assistant") throw new Error("expected the runner's tool turn");
+    expect(toolCallsOf(turn)).toEqual(MORNING_COVERAGE);
+    // Each result answers its call by id and name; the ids come from the injected generator.
+    const results = first?.messages.slice(3) ?? [];
+    expect(turn.tool_calls?.map((toolCall) => toolCall.id)).toEqual(
+      MORNING_COVERAGE.map((_, index) => `runner_${index + 1}`),
+    );
+    expect(results.map((message) => (message.role === "tool" ? message.tool_call_id : undefined))).toEqual(
+      turn.tool_calls?.map((toolCall) => toolCall.id),
+    );
+    expect(results.map((message) => (message.role === "tool" ? message.tool_name : undefined))).toEqual(
+      MORNING_COVERAGE.map(([name]) => name),
+    );
+    // An empty calendar is an explicit receipt, not silence.
+    expect(String(results[2]?.content)).toContain('"events":[]');
+    expect(String(results[2]?.content)).toContain("Nothing on the calendar today.");
+    // The model may still call any other briefing tool.
+    expect(offeredTools(first)).toContain("list_notes");
+
+    expect(outcome.mode).toBe("agentic");
+    expect(outcome.grounding?.action).toBe("none");
+    expect(outcome.statusRow).toBe(MORNING_STATUS_ROW);
+    const stored = await listRunMessages(db, outcome.runId);
+    expect(stored.map((message) => message.role)).toEqual([
+      "assistant",
+      ...MORNING_COVERAGE.map(() => "tool"),
+      "assistant",
+    ]);
+    expect(stored[0]?.metadata).toMatchObject({ kind: "tool_calls", by: "runner" });
+    expect(stored.slice(1, -1).every((message) => message.metadata.by === "runner")).toBe(true);
+    expect(await getRun(db, outcome.runId)).toMatchObject({ turns: 1, toolCalls: MORNING_COVERAGE.length });
+  });
+
+  it("lets the model call a tool the receipts do not cover, then write: two requests", async () => {
     const db = getDb();
     const user = await createTestUser(db, LONDON);
     await seedWeather(db);
     const model = scriptedModel();
     const { assistant } = testCore(db, model);
     model.script(
-      { toolCalls: MORNING_CALLS },
-      { content: "Nothing on your calendar today, no tasks due and nothing overdue. It's 8 to 16 degrees." },
+      { toolCalls: [call("list_notes", { recent_days: 1 })] },
+      { content: "Nothing on your calendar today and no notes from yesterday." },
     );
     const outcome = await assistant.brief(user.id, { slot: "morning" });
-    const events = outcome.receipts.find((receipt) => receipt.toolName === "list_events");
-    expect(events?.result).toMatchObject({ count: 0, events: [], note: "Nothing on the calendar today." });
-    const seen = model.requests
-      .at(-1)
-      ?.messages.find((message) => message.role === "tool" && message.tool_name === "list_events");
-    expect(seen?.content).toContain('"events":[]');
-    expect(outcome.prose).toContain("Nothing on your calendar today");
-    expect(outcome.grounding?.action).toBe("none");
+    expect(model.requests).toHaveLength(2);
+    expect(requestText(model.requests[1])).toContain('"notes":[]');
+    expect(outcome.receipts.map((receipt) => receipt.toolName)).toEqual([
+      ...MORNING_COVERAGE.map(([name]) => name),
+      "list_notes",
+    ]);
+    expect(outcome.mode).toBe("agentic");
+    expect(outcome.statusRow).toBe(`${MORNING_STATUS_ROW} · ✓ read notes`);
+  });
 
+  it("writes the digest from the runner's receipts when the model is down", async () => {
+    const db = getDb();
+    const user = await createTestUser(db, LONDON);
+    await seedWeather(db);
     const down = scriptedModel({ reply: () => ({ error: new Error("fetch failed: connect ECONNREFUSED") }) });
     const digest = await testCore(db, down).assistant.brief(user.id, { slot: "morning" });
+    expect(down.requests).toHaveLength(1);
     expect(digest.mode).toBe("digest");
     expect(digest.prose).toContain("Nothing on your calendar today.");
     expect(digest.prose).toContain("No tasks due today.");
     expect(digest.prose).toContain("Nothing overdue.");
+    expect(digest.prose).toContain("Weather: London: partly cloudy, 8°C to 16°C");
+    // The digest needed no calls of its own: the receipts were there before the model was asked.
+    expect(digest.receipts).toHaveLength(MORNING_COVERAGE.length);
     expect((await getRun(db, digest.runId))?.reason).toBe(
       "model unavailable: model request failed: fetch failed: connect ECONNREFUSED",
     );
@@ -44,11 +122,11 @@ describeEachDatabase("runBriefing", (getDb) => {
     const db = getDb();
     const user = await createTestUser(db, LONDON);
     const task = await createTask(db, { userId: user.id, title: "Keep me", dueDate: TODAY });
+    await seedWeather(db);
     const model = scriptedModel();
     const { assistant } = testCore(db, model);
     model.script(
       { toolCalls: [call("delete_task", { id: task.id }), call("search_images", { query: "meeting" })] },
-      { toolCalls: MORNING_CALLS },
       { content: "Keep me is due today. Nothing on your calendar today." },
     );
     const outcome = await assistant.brief(user.id, { slot: "morning" });
@@ -56,7 +134,7 @@ describeEachDatabase("runBriefing", (getDb) => {
     const refused = outcome.receipts.filter((receipt) => receipt.error);
     expect(refused.map((receipt) => receipt.toolName)).toEqual(["delete_task", "search_images"]);
     expect(JSON.stringify(refused[0]?.result)).toMatch(/not available here \(briefing\)/);
-    const seen = model.requests.at(-2)?.messages.filter((message) => message.role === "tool") ?? [];
+    const seen = model.requests[1]?.messages.filter((message) => message.role === "tool").slice(-2) ?? [];
     expect(seen[0]?.content).toContain('Tool \\"delete_task\\" is not available');
     expect(seen[1]?.content).toContain('Tool \\"search_images\\" is not available');
     expect(await getTask(db, user.id, task.id)).toBeDefined();
@@ -77,26 +155,28 @@ describeEachDatabase("runBriefing", (getDb) => {
     const db = getDb();
     const user = await createTestUser(db, LONDON);
     const other = await createTestUser(db, LONDON);
-    await createTask(db, { userId: other.id, title: "Secret plan", dueDate: TODAY });
-    await createTask(db, { userId: user.id, title: "Water plants", dueDate: TODAY });
+    await createTask(db, { userId: other.id, title: "Secret plan", dueDate: TODAY, priority: "high" });
+    await createTask(db, { userId: user.id, title: "Water plants", dueDate: TODAY, priority: "high" });
     const model = scriptedModel();
     const { assistant } = testCore(db, model);
     model.script(
       {
         toolCalls: [
           call("list_tasks", { filter: "everything" }),
-          call("list_events", { range: "today", user_id: other.id }),
+          call("list_events", { range: "tomorrow", user_id: other.id }),
         ],
       },
-      { toolCalls: [call("list_tasks", { filter: "due_today", user_id: other.id })] },
+      { toolCalls: [call("list_tasks", { filter: "high_priority", user_id: other.id })] },
       { content: "Water plants is due today." },
     );
     const outcome = await assistant.brief(user.id, { slot: "midday" });
-    const afterFirst = model.requests.at(-2)?.messages.filter((message) => message.role === "tool") ?? [];
-    expect(afterFirst[0]?.content).toMatch(/Invalid arguments for list_tasks: filter: Invalid option/);
+    const afterFirst = model.requests[1]?.messages.filter((message) => message.role === "tool") ?? [];
+    expect(afterFirst.at(-2)?.content).toMatch(/Invalid arguments for list_tasks: filter: Invalid option/);
 
-    const tasks = outcome.receipts.find((receipt) => receipt.toolName === "list_tasks" && !receipt.error);
-    expect(tasks?.arguments).toEqual({ filter: "due_today" });
+    const tasks = outcome.receipts.find(
+      (receipt) => receipt.toolName === "list_tasks" && receipt.arguments.filter === "high_priority",
+    );
+    expect(tasks?.arguments).toEqual({ filter: "high_priority" });
     expect(JSON.stringify(tasks?.result)).toContain("Water plants");
     expect(JSON.stringify(outcome.receipts)).not.toContain("Secret plan");
     expect(outcome.prose).toBe("Water plants is due today.");
@@ -119,12 +199,8 @@ describeEachDatabase("runBriefing", (getDb) => {
     );
     expect(outcome.mode).toBe("digest");
     expect(outcome.prose).toContain("Nothing on your calendar today.");
-    // The runner made the coverage calls itself.
     expect(outcome.receipts.filter((receipt) => receipt.toolName === "list_notes")).toHaveLength(
       MAX_BRIEFING_TURNS,
-    );
-    expect(outcome.receipts.map((receipt) => receipt.toolName)).toEqual(
-      expect.arrayContaining(["list_tasks", "list_events", "get_weather"]),
     );
     expect((await getRun(db, outcome.runId))?.reason).toMatch(/8-turn cap/);
   });
@@ -145,72 +221,26 @@ describeEachDatabase("runBriefing", (getDb) => {
     expect(outcome.prose).toBe("Nothing on your calendar today.");
   });
 
-  it("adds the coverage calls the model skipped and asks it once more to finish", async () => {
-    const db = getDb();
-    const user = await createTestUser(db, LONDON);
-    await seedTasks(db, user);
-    await seedWeather(db);
-    const model = scriptedModel();
-    const { assistant } = testCore(db, model);
-    model.script(
-      { toolCalls: [call("list_events", { range: "today" })] },
-      { content: "A clear day: nothing on your calendar today." },
-      {
-        content:
-          'Nothing on your calendar today. "Renew passport" is due at 14:30 and "File expenses" is overdue. 8 to 16 degrees.',
-      },
-    );
-    const outcome = await assistant.brief(user.id, { slot: "morning" });
-    expect(model.requests).toHaveLength(3);
-    const finish = model.requests[2];
-    expect(finish?.tools).toBeUndefined();
-    expect(finish?.messages.at(-1)?.content).toMatch(
-      /were fetched for you because the briefing must cover them/,
-    );
-    // The draft written without the missing data is not in the final request.
-    expect(requestText(finish)).not.toContain("A clear day");
-
-    const stored = await listRunMessages(db, outcome.runId);
-    const runnerTurn = stored.find(
-      (message) => message.metadata?.by === "runner" && message.role === "assistant",
-    );
-    expect(
-      runnerTurn?.toolCalls?.map((toolCall) => [toolCall.function.name, toolCall.function.arguments]),
-    ).toEqual([
-      ["list_tasks", { filter: "due_today" }],
-      ["list_tasks", { filter: "overdue" }],
-      ["get_weather", {}],
-    ]);
-    // Runner-made calls take their ids from the injected generator.
-    expect(runnerTurn?.toolCalls?.map((toolCall) => toolCall.id)).toEqual([
-      "runner_1",
-      "runner_2",
-      "runner_3",
-    ]);
-    expect(outcome.receipts).toHaveLength(4);
-    expect(outcome.prose).toContain("Renew passport");
-    expect(outcome.grounding?.action).toBe("none");
-  });
-
   it("marks a failed data source ✗ in the status row", async () => {
     const db = getDb();
     const user = await createTestUser(db, { timeZone: "Europe/London" });
     const model = scriptedModel();
     const { assistant } = testCore(db, model);
-    model.script({ toolCalls: MORNING_CALLS }, { content: "Nothing on your calendar today." });
+    model.script({ content: "Nothing on your calendar today." });
     const outcome = await assistant.brief(user.id, { slot: "morning" });
-    expect(outcome.statusRow).toBe("✓ checked calendar · ✓ looked at tasks · ✗ pulled weather");
+    expect(outcome.statusRow).toBe(MORNING_STATUS_ROW.replace("✓ pulled weather", "✗ pulled weather"));
+    // The model read why: no location, said plainly.
+    expect(requestText(model.requests[0])).toContain("no location is set for this user");
   });
 
-  it("reports progress as typed events: each model turn and each tool result, the runner's included", async () => {
+  it("reports progress as typed events: the runner's receipts first, then each model turn and its tool results", async () => {
     const db = getDb();
     const user = await createTestUser(db, { timeZone: "Europe/London" });
     await seedEvent(db, user);
     const model = scriptedModel({ name: "qwen-test" });
     const { assistant } = testCore(db, model);
     model.script(
-      { toolCalls: [call("list_events", { range: "today" }), call("list_tasks", { filter: "due_today" })] },
-      { content: "The Dentist is at 09:00." },
+      { toolCalls: [call("list_notes", { recent_days: 1 })] },
       { content: "The Dentist is at 09:00 and nothing is overdue." },
     );
     const events: BriefingEvent[] = [];
@@ -223,14 +253,16 @@ describeEachDatabase("runBriefing", (getDb) => {
       },
     });
     expect(events).toEqual([
-      { type: "model-turn", turn: 1, toolCalls: 2, model: "qwen-test", endpoint: "scripted" },
-      { type: "tool-result", tool: "list_events", ok: true, by: "model" },
-      { type: "tool-result", tool: "list_tasks", ok: true, by: "model" },
+      // The weather has no location: the runner's call fails, and says so.
+      ...MORNING_COVERAGE.map(([tool]) => ({
+        type: "tool-result",
+        tool,
+        ok: tool !== "get_weather",
+        by: "runner",
+      })),
+      { type: "model-turn", turn: 1, toolCalls: 1, model: "qwen-test", endpoint: "scripted" },
+      { type: "tool-result", tool: "list_notes", ok: true, by: "model" },
       { type: "model-turn", turn: 2, toolCalls: 0, model: "qwen-test", endpoint: "scripted" },
-      // Coverage: the runner adds what the morning must have looked at; the weather has no location.
-      { type: "tool-result", tool: "list_tasks", ok: true, by: "runner" },
-      { type: "tool-result", tool: "get_weather", ok: false, by: "runner" },
-      { type: "model-turn", turn: 3, toolCalls: 0, model: "qwen-test", endpoint: "scripted" },
     ]);
   });
 });

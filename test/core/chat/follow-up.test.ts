@@ -6,7 +6,7 @@ import { getRun } from "../../../db/queries/runs.ts";
 import { createTask } from "../../../db/queries/tasks.ts";
 import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
 import { offeredTools, scriptedModel } from "../../helpers/scripted-model.ts";
-import { call, LONDON, MORNING_CALLS, requestText, seedTasks, seedWeather, testCore } from "../fixture.ts";
+import { call, LONDON, MORNING_COVERAGE, requestText, seedTasks, seedWeather, testCore } from "../fixture.ts";
 
 const toolNames = offeredTools;
 
@@ -19,13 +19,10 @@ describeEachDatabase("follow-ups answered from receipts", (getDb) => {
     const model = scriptedModel();
     const context = testCore(db, model);
     const { assistant } = context;
-    model.script(
-      { toolCalls: MORNING_CALLS },
-      {
-        content:
-          'Nothing on your calendar today. "Renew passport" is due at 14:30 and "File expenses" is overdue.',
-      },
-    );
+    model.script({
+      content:
+        'Nothing on your calendar today. "Renew passport" is due at 14:30 and "File expenses" is overdue.',
+    });
     const morning = await assistant.brief(user.id, { slot: "morning" });
     return { db, user, morning, ...context };
   }
@@ -40,12 +37,7 @@ describeEachDatabase("follow-ups answered from receipts", (getDb) => {
     expect(reply.text).toBe('"File expenses" was due on 2025-05-30.');
     const request = model.requests.at(-1);
     const tools = request?.messages.filter((message) => message.role === "tool") ?? [];
-    expect(tools.map((message) => message.tool_name)).toEqual([
-      "list_tasks",
-      "list_tasks",
-      "list_events",
-      "get_weather",
-    ]);
+    expect(tools.map((message) => message.tool_name)).toEqual(MORNING_COVERAGE.map(([name]) => name));
     expect(String(tools[1]?.content)).toContain("File expenses");
     expect(requestText(request)).toContain('"Renew passport" is due at 14:30');
     expect(String(request?.messages[0]?.content)).toMatch(/receipts, fetched at 07:00 \(20 minutes ago\)/);
@@ -75,10 +67,7 @@ describeEachDatabase("follow-ups answered from receipts", (getDb) => {
     const { db, user, assistant, morning, clock, model } = await briefedUser();
     clock.advance(5 * 3_600_000);
     await createTask(db, { userId: user.id, title: "Call the plumber", dueDate: "2025-06-02" });
-    model.script(
-      { toolCalls: [call("list_tasks", { filter: "due_today" }), call("list_events", { range: "today" })] },
-      { content: '"Call the plumber" is new today. Nothing on your calendar today.' },
-    );
+    model.script({ content: '"Call the plumber" is new today. Nothing on your calendar today.' });
     const midday = await assistant.brief(user.id, { slot: "midday" });
     expect(midday.prose).toContain("Call the plumber");
 
@@ -113,7 +102,7 @@ describeEachDatabase("follow-ups answered from receipts", (getDb) => {
     // The run's own receipts are unchanged.
     expect(
       (await listRunMessages(db, morning.runId)).filter((message) => message.role === "tool"),
-    ).toHaveLength(4);
+    ).toHaveLength(MORNING_COVERAGE.length);
   });
 
   it("refreshes when the user asks about now even if the receipts are recent", async () => {
@@ -137,12 +126,7 @@ describeEachDatabase("follow-ups answered from receipts", (getDb) => {
 
     const view = await assistant.receipts(user.id, morning.runId);
     expect(view?.run.archived).toBe(true);
-    expect(view?.receipts.map((receipt) => receipt.toolName)).toEqual([
-      "list_tasks",
-      "list_tasks",
-      "list_events",
-      "get_weather",
-    ]);
+    expect(view?.receipts.map((receipt) => receipt.toolName)).toEqual(MORNING_COVERAGE.map(([name]) => name));
     expect(view?.receipts[0]?.at).toBeInstanceOf(Date);
     expect(JSON.stringify(view?.receipts[1]?.result)).toContain("File expenses");
 

@@ -30,7 +30,7 @@ describeEachDatabase("update_event", (getDb) => {
 });
 
 describeEachDatabase("list_events bounds its receipt", (getDb) => {
-  it("lists at most 40 events and says how many there are, so the model never calls a cut list complete", async () => {
+  it("lists at most 25 events and says how many more there are, so the model never calls a cut list complete", async () => {
     const db = getDb();
     const user = await createTestUser(db, { timeZone: "Europe/London" });
     for (let hour = 0; hour < 45; hour += 1) {
@@ -47,7 +47,7 @@ describeEachDatabase("list_events bounds its receipt", (getDb) => {
     );
     const result = outcome.result as { count: number; events: unknown[]; note?: string };
     expect(result.count).toBe(45);
-    expect(result.events).toHaveLength(40);
-    expect(result.note).toBe("Showing the first 40 of 45 events.");
+    expect(result.events).toHaveLength(25);
+    expect(result.note).toBe("20 more events not shown.");
   });
 });

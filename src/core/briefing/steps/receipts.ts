@@ -1,54 +1,77 @@
 /**
- * Step 2: the receipts the runner provides before the model speaks. For a check-in that is what changed
- * since the morning, asked of the composition root and stored as a runner-made call of the run. A failure
- * costs the check-in this context, never the check-in itself.
+ * Step 2, receipts first: before the first model request the runner makes the slot's coverage calls itself
+ * (the same allowlisted tools, concurrently, through the same dispatch) and, for a check-in, asks the
+ * composition root what changed since the morning. All of it is stored as one runner-made tool turn of the
+ * run, and handed to the model as exactly that: an assistant turn with `tool_calls`, then the results. The
+ * model can write at once; it calls a tool only for what these do not cover.
  */
-import type { ToolCall } from "../../domain.ts";
 import { errorMessage } from "../../errors.ts";
-import type { ToolOutcome } from "../../tools/dispatch.ts";
+import type { ChatMessage } from "../../model.ts";
+import { dispatchAll, type ToolOutcome } from "../../tools/dispatch.ts";
+import { toolMessage } from "../../tools/tool-loop.ts";
 import { addTrace, EMPTY_TRACE } from "../../trace.ts";
 import { type Carried, type RunContext, reportResults } from "../context.ts";
-import type { CheckInReceipt } from "../types.ts";
+import { COVERAGE } from "../coverage.ts";
 
 export interface Seeded extends Carried {
-  /** The "what changed since the morning" receipt, with the call that stands for it. */
-  readonly checkIn: { call: ToolCall; outcome: ToolOutcome } | undefined;
+  /** The runner's tool turn as the model will see it: one assistant turn with the calls, then each result. */
+  readonly messages: readonly ChatMessage[];
+  /** The tool name of the "what changed since the morning" receipt, when a check-in has one. */
+  readonly changesTool: string | undefined;
 }
 
 export async function receipts(context: RunContext): Promise<Seeded> {
-  const none: Seeded = { trace: EMPTY_TRACE, changes: undefined, checkIn: undefined };
+  const { deps } = context;
+  const required = COVERAGE[context.slot];
+  // Ids in the order the calls are shown: what changed first, then the coverage calls.
+  const checkInId = context.slot !== "morning" && deps.checkInContext ? deps.ids() : undefined;
+  const calls = required.map((call, index) => ({
+    id: deps.ids(),
+    function: { index, name: call.name, arguments: { ...call.arguments } },
+  }));
+  const [checkIn, coverage] = await Promise.all([
+    checkInId === undefined ? undefined : changesSinceMorning(context, checkInId),
+    dispatchAll(context.tools, calls, context.toolContext, { timer: deps.timer }),
+  ]);
+  const outcomes = checkIn ? [checkIn, ...coverage] : coverage;
+  const recorded = await context.log.runnerCalls(outcomes);
+  reportResults(context, outcomes, "runner");
+  return {
+    trace: addTrace(EMPTY_TRACE, recorded),
+    changes: checkIn ? changesText(checkIn) : undefined,
+    changesTool: checkIn?.name,
+    messages: [{ role: "assistant", content: "", tool_calls: recorded.calls }, ...outcomes.map(toolMessage)],
+  };
+}
+
+/**
+ * A check-in's "what changed since the morning", computed by the composition root from the receipts and
+ * stored as a runner-made call. A failure costs the check-in this context, never the check-in itself.
+ */
+async function changesSinceMorning(context: RunContext, callId: string): Promise<ToolOutcome | undefined> {
   const { deps, user, run } = context;
-  if (context.slot === "morning" || !deps.checkInContext) return none;
+  if (!deps.checkInContext) return undefined;
   const now = deps.clock.now();
   const startedAt = deps.timer();
-  let given: CheckInReceipt | undefined;
   try {
-    given = await deps.checkInContext(user, context.localDate, now);
+    const given = await deps.checkInContext(user, context.localDate, now);
+    if (!given) return undefined;
+    return {
+      callId,
+      name: given.name,
+      arguments: { ...given.arguments },
+      result: given.result,
+      error: false,
+      at: now,
+      durationMs: deps.timer() - startedAt,
+    };
   } catch (error) {
     deps.logger.warn(
       { userId: user.id, runId: run.id, error: errorMessage(error) },
       "could not work out what changed since the morning; the check-in goes ahead without it",
     );
-    return none;
+    return undefined;
   }
-  if (!given) return none;
-  const outcome: ToolOutcome = {
-    callId: deps.ids(),
-    name: given.name,
-    arguments: { ...given.arguments },
-    result: given.result,
-    error: false,
-    at: now,
-    durationMs: deps.timer() - startedAt,
-  };
-  const recorded = await context.log.runnerCalls([outcome]);
-  reportResults(context, [outcome], "runner");
-  const [call] = recorded.calls;
-  return {
-    trace: addTrace(EMPTY_TRACE, recorded),
-    changes: changesText(outcome),
-    checkIn: call ? { call, outcome } : undefined,
-  };
 }
 
 /** The receipt's own one-line summary when it has one, else its result as JSON. */

@@ -1,9 +1,10 @@
 /**
- * Step 3: the model writes a draft. Agentic: the tool loop over the read-only briefing tools, then the
- * coverage step; legacy: gather the data first, synthesise once. When the model fails or writes nothing,
+ * Step 3: the model writes a draft. Agentic: the model starts from the runner's receipts and may call any
+ * other briefing tool (projects, notes, topic news, other days) within the turn cap; legacy: the runner
+ * gathers the remaining sections, then the model synthesises once. When the model fails or writes nothing,
  * the result is a fallback to the digest, carrying every receipt stored so far.
  */
-import { chatOrModelError, isStepCount, runToolLoop, toolMessage } from "../../tools/tool-loop.ts";
+import { chatOrModelError, isStepCount, runToolLoop } from "../../tools/tool-loop.ts";
 import type { Trace } from "../../trace.ts";
 import {
   type Draft,
@@ -13,9 +14,9 @@ import {
   recordStep,
   runnerCalls,
 } from "../context.ts";
+import { missingCoverage } from "../coverage.ts";
 import { legacyCalls, legacyDataPrompt, legacySystemPrompt } from "../legacy.ts";
 import { briefingSystemPrompt, triggerInstruction } from "../slot-prompts.ts";
-import { type Asked, cover } from "./cover.ts";
 import { emptyReply, modelFailed } from "./fallbacks.ts";
 import type { Seeded } from "./receipts.ts";
 
@@ -29,9 +30,7 @@ interface Plan {
 
 export async function write(context: RunContext, seeded: Seeded): Promise<Draft | Fallback> {
   const plan = await choosePlan(context);
-  if (plan.mode === "legacy") return legacy(context, seeded, plan);
-  const asked = await ask(context, seeded, plan);
-  return asked.kind === "asked" ? cover(context, asked) : asked;
+  return plan.mode === "legacy" ? legacy(context, seeded, plan) : agentic(context, seeded, plan);
 }
 
 /** Agentic unless the user chose legacy or the briefing model cannot call tools. */
@@ -53,10 +52,12 @@ async function choosePlan(context: RunContext): Promise<Plan> {
   return { mode: "legacy", reason: `agentic mode unavailable: ${verdict.reason ?? "unknown reason"}` };
 }
 
-/** The tool loop: at most MAX_BRIEFING_TURNS model turns, every step stored before the next request. */
-async function ask(context: RunContext, seeded: Seeded, plan: Plan): Promise<Asked | Fallback> {
+/**
+ * The tool loop over the receipts: at most MAX_BRIEFING_TURNS model turns, every step stored before the next
+ * request. A model that needs nothing more answers in its first turn.
+ */
+async function agentic(context: RunContext, seeded: Seeded, plan: Plan): Promise<Draft | Fallback> {
   const { deps, user, slot, run } = context;
-  const { checkIn } = seeded;
   let trace = seeded.trace;
   try {
     const loop = await runToolLoop({
@@ -65,15 +66,10 @@ async function ask(context: RunContext, seeded: Seeded, plan: Plan): Promise<Ask
       messages: [
         {
           role: "system",
-          content: briefingSystemPrompt(slot, user, deps.clock.now(), { changesTool: checkIn?.outcome.name }),
+          content: briefingSystemPrompt(slot, user, deps.clock.now(), { changesTool: seeded.changesTool }),
         },
         { role: "user", content: triggerInstruction(slot) },
-        ...(checkIn
-          ? [
-              { role: "assistant" as const, content: "", tool_calls: [checkIn.call] },
-              toolMessage(checkIn.outcome),
-            ]
-          : []),
+        ...seeded.messages,
       ],
       tools: context.tools,
       context: context.toolContext,
@@ -90,12 +86,15 @@ async function ask(context: RunContext, seeded: Seeded, plan: Plan): Promise<Ask
         "briefing hit the turn cap; using the last prose or a digest",
       );
     }
+    const reason = capped ? `tool loop hit the ${MAX_BRIEFING_TURNS}-turn cap` : plan.reason;
+    const draft = capped ? loop.lastProse : loop.text;
+    if (!draft) return emptyReply({ trace, changes: seeded.changes }, capped ? reason : null);
     return {
-      kind: "asked",
+      kind: "draft",
+      draft,
       messages: loop.messages,
-      draft: capped ? loop.lastProse : loop.text,
-      capped,
-      reason: capped ? `tool loop hit the ${MAX_BRIEFING_TURNS}-turn cap` : plan.reason,
+      mode: "agentic",
+      reason,
       trace,
       changes: seeded.changes,
     };
@@ -104,12 +103,13 @@ async function ask(context: RunContext, seeded: Seeded, plan: Plan): Promise<Ask
   }
 }
 
-/** Legacy mode: the runner gathers every section, then the model writes once from the data block. */
+/** Legacy mode: the runner gathers the sections its receipts lack, then the model writes once from the data block. */
 async function legacy(context: RunContext, seeded: Seeded, plan: Plan): Promise<Draft | Fallback> {
   const { deps, user, slot } = context;
   let trace: Trace = seeded.trace;
   try {
-    trace = (await runnerCalls(context, trace, legacyCalls(slot))).trace;
+    const missing = missingCoverage(legacyCalls(slot), trace.receipts);
+    if (missing.length > 0) trace = (await runnerCalls(context, trace, missing)).trace;
     const messages = [
       { role: "system" as const, content: legacySystemPrompt(slot, user, deps.clock.now()) },
       {
