@@ -127,7 +127,12 @@ export function createSourceRefresher(options: SourceRefresherOptions): RefreshS
     const calendarAttempts = calendarsDue.map((calendar) =>
       beforeDeadline(
         once(`calendar:${calendar.id}`, async () => {
-          const result = await syncCalendar(db, calendar.id, { fetch: options.fetch, clock, timeoutMs, network });
+          const result = await syncCalendar(db, calendar.id, {
+            fetch: options.fetch,
+            clock,
+            timeoutMs,
+            network,
+          });
           return result.status === "failed"
             ? { ok: false, reason: result.error ?? "failed", late: false }
             : { ok: true };
