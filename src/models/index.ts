@@ -6,7 +6,14 @@ export {
   parseParameterSize,
   SMALLEST_AGENTIC_PARAMETERS,
 } from "./capabilities.ts";
-export { EndpointQueue, type EndpointQueueStats, type QueueSlot, type WaitTotals } from "./endpoint-queue.ts";
+export type { Utilisation } from "./busy-meter.ts";
+export {
+  EndpointPool,
+  type EndpointStats,
+  type Lease,
+  type LeaseRequest,
+  type WaitTotals,
+} from "./endpoint-pool.ts";
 export type { EndpointInspection, LoadedModel, ModelsInspection, RouteInspection } from "./inspect.ts";
 export { estimatePromptTokens, looksTruncated } from "./prompt-size.ts";
 export {
