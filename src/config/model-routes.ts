@@ -214,7 +214,10 @@ function placementOf(
   if (route.endpoints) return route.endpoints;
   if (route.endpoint === undefined) return [];
   if (!route.spill) return [route.endpoint];
-  return [route.endpoint, ...endpoints.map((endpoint) => endpoint.name).filter((name) => name !== route.endpoint)];
+  return [
+    route.endpoint,
+    ...endpoints.map((endpoint) => endpoint.name).filter((name) => name !== route.endpoint),
+  ];
 }
 
 /** The `endpoints`/`routes` keys of `BRIEFBOT_CONFIG`, each optional at file level. */

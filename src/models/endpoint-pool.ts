@@ -37,7 +37,11 @@ export class EndpointPool {
         concurrency: endpoint.concurrency,
         running: emptyByRole(),
         waits: emptyWaitTotals(),
-        waitsByRole: { interactive: emptyWaitTotals(), briefing: emptyWaitTotals(), background: emptyWaitTotals() },
+        waitsByRole: {
+          interactive: emptyWaitTotals(),
+          briefing: emptyWaitTotals(),
+          background: emptyWaitTotals(),
+        },
         spilledIn: emptyByRole(),
         meter: new BusyMeter(endpoint.concurrency, now),
         downUntil: Number.NEGATIVE_INFINITY,

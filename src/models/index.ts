@@ -1,4 +1,5 @@
 export { DEFAULT_RETRY, type RetryPolicy, type Sleep } from "./backoff.ts";
+export type { Utilisation } from "./busy-meter.ts";
 export {
   agenticProblem,
   capabilitiesFromShow,
@@ -6,7 +7,6 @@ export {
   parseParameterSize,
   SMALLEST_AGENTIC_PARAMETERS,
 } from "./capabilities.ts";
-export type { Utilisation } from "./busy-meter.ts";
 export {
   EndpointPool,
   type EndpointStats,

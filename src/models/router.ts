@@ -8,9 +8,9 @@ import {
   ModelError,
   type ModelRole,
 } from "../core/model.ts";
+import { AffinityMemory, affinityKey } from "./affinity.ts";
 import { abortableSleep, backoffDelay, DEFAULT_RETRY, type RetryPolicy, type Sleep } from "./backoff.ts";
 import { agenticProblem, capabilitiesFromShow, type ModelCapabilities } from "./capabilities.ts";
-import { affinityKey, AffinityMemory } from "./affinity.ts";
 import { EndpointPool, type EndpointStats } from "./endpoint-pool.ts";
 import { inspectModels, type ModelsInspection, ollamaErrorText } from "./inspect.ts";
 import { AttemptError, type AttemptFailure, type StreamChatOutcome, streamChat } from "./ollama-stream.ts";
@@ -228,17 +228,17 @@ export function createModelClient(options: ModelClientOptions): ModelRouter {
         request.signal,
         (target) =>
           streamChat({
-          url: target.url,
-          model,
-          messages: request.messages,
-          ...(request.tools ? { tools: request.tools } : {}),
-          numCtx: route.numCtx,
-          ...(route.keepAlive === undefined ? {} : { keepAlive: route.keepAlive }),
-          fetch: baseFetch,
-          stallTimeoutMs,
-          ...(request.signal ? { signal: request.signal } : {}),
-          ...(request.onToken ? { onToken: request.onToken } : {}),
-        }),
+            url: target.url,
+            model,
+            messages: request.messages,
+            ...(request.tools ? { tools: request.tools } : {}),
+            numCtx: route.numCtx,
+            ...(route.keepAlive === undefined ? {} : { keepAlive: route.keepAlive }),
+            fetch: baseFetch,
+            stallTimeoutMs,
+            ...(request.signal ? { signal: request.signal } : {}),
+            ...(request.onToken ? { onToken: request.onToken } : {}),
+          }),
         conversation === undefined ? undefined : affinity.get(conversation),
       );
       if (conversation !== undefined) affinity.set(conversation, endpoint);
@@ -260,7 +260,9 @@ export function createModelClient(options: ModelClientOptions): ModelRouter {
     async canRunAgentic(role: ModelRole, requested?: string): Promise<AgenticVerdict> {
       const route = routes.routes[role];
       const model = requested?.trim() || route.model;
-      const chain = [...new Set([...route.endpoints, ...(route.fallback === undefined ? [] : [route.fallback])])];
+      const chain = [
+        ...new Set([...route.endpoints, ...(route.fallback === undefined ? [] : [route.fallback])]),
+      ];
       const reasons: string[] = [];
       for (const endpoint of chain) {
         try {

@@ -129,7 +129,11 @@ describe("model routes config", () => {
       },
     };
     const resolved = resolveModelRoutes(ModelRoutesFileSchema.parse(sameModel), env).routes;
-    expect(resolved.briefing).toMatchObject({ endpoint: "gpu1", endpoints: ["gpu1", "gpu0"], fallback: "gpu2" });
+    expect(resolved.briefing).toMatchObject({
+      endpoint: "gpu1",
+      endpoints: ["gpu1", "gpu0"],
+      fallback: "gpu2",
+    });
     expect(resolved.background).toMatchObject({ endpoint: "gpu2", endpoints: ["gpu2", "gpu0", "gpu1"] });
     expect(resolved.interactive.endpoints).toEqual(["gpu0"]);
   });

@@ -424,7 +424,11 @@ describe("work-conserving routing", () => {
     await occupying;
     const second = await client.chat({
       role: "briefing",
-      messages: [...opening, { role: "assistant", content: first.content }, { role: "user", content: "go on" }],
+      messages: [
+        ...opening,
+        { role: "assistant", content: first.content },
+        { role: "user", content: "go on" },
+      ],
     });
     expect([first.endpoint, second.endpoint]).toEqual(["gpu0", "gpu0"]);
   });

@@ -4,7 +4,12 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createSlackApp, SLACK_EVENTS_PATH, type SlackApp } from "../../../bots/slack/index.ts";
+import {
+  createSlackApp,
+  SLACK_EVENTS_PATH,
+  type SlackApp,
+  type SlackTransports,
+} from "../../../bots/slack/index.ts";
 import type { Database } from "../../../db/client.ts";
 import { linkIdentity } from "../../../db/queries/users.ts";
 import type { User } from "../../../db/schema/index.ts";
@@ -46,7 +51,7 @@ export async function startApp(
   db: Database,
   slack: SlackServer,
   ollama: OllamaTestServer,
-  options: { clock?: ReturnType<typeof fixedClock>; appToken?: string } = {},
+  options: { clock?: ReturnType<typeof fixedClock>; appToken?: string; transports?: SlackTransports } = {},
 ): Promise<RunningSlackApp> {
   const clock = options.clock ?? fixedClock(START);
   const { deps } = testDeps(db, ollama.url, { clock });
@@ -63,6 +68,7 @@ export async function startApp(
     assistant,
     clock,
     retryConfig: { retries: 2, minTimeout: 10, maxTimeout: 50 },
+    ...(options.transports ? { transports: options.transports } : {}),
   });
   const server: Server = createServer((request, response) => {
     if (request.url?.startsWith(SLACK_EVENTS_PATH)) {

@@ -6,17 +6,43 @@ import { createRun } from "../../../db/queries/runs.ts";
 import { linkIdentity } from "../../../db/queries/users.ts";
 import { deliveries } from "../../../db/schema/index.ts";
 import { type BriefingMessage, DeliveryError } from "../../../src/core/assistant.ts";
+import type { DeliveryOutcome } from "../../../src/delivery/hooks.ts";
+import {
+  createTelegramTransports,
+  type PlatformTransports,
+} from "../../../src/delivery/platform-transports.ts";
 import { createDeliveryWorker } from "../../../src/delivery/worker.ts";
 import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
 import { markGenerated } from "../../helpers/runs.ts";
 import { type Harness, linkedUser, nextTelegramId, startHarness } from "./harness.ts";
 
 let harness: Harness | undefined;
+let transports: PlatformTransports | undefined;
 
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
+  transports?.close();
+  transports = undefined;
 });
+
+/** The bot as the app wires it: both API clients through the token's flood gate and send transports. */
+async function startGatedHarness(db: Database): Promise<{ h: Harness; gate: PlatformTransports["gate"] }> {
+  transports = createTelegramTransports();
+  harness = await startHarness(db, {
+    start: false,
+    bot: { transports, retry: { maxAttempts: 3, maxDelaySeconds: 5 } },
+  });
+  return { h: harness, gate: transports.gate };
+}
+
+async function until(probe: () => boolean, what: string): Promise<void> {
+  for (let tick = 0; tick < 2000; tick += 1) {
+    if (probe()) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
 
 async function briefingFor(db: Database, userId: number, prose: string): Promise<BriefingMessage> {
   const run = await createRun(db, {
@@ -191,5 +217,147 @@ describeEachDatabase("telegram delivery", (getDb) => {
     const message = await briefingFor(db, user.id, "Hello.");
     const error = await harness.app.sender.deliver("424242", message).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ name: "DeliveryError", permanent: true });
+  });
+});
+
+describeEachDatabase("telegram delivery: send outcomes and flood limits", (getDb) => {
+  async function generated(db: Database, prose = "Good morning. Nothing on the calendar today.") {
+    const { user, account } = await linkedUser(db);
+    const message = await briefingFor(db, user.id, prose);
+    return { user, account, message };
+  }
+
+  function workerWithOutcomes(db: Database, h: Harness) {
+    const outcomes: DeliveryOutcome[] = [];
+    const worker = createDeliveryWorker({
+      db,
+      clock: h.clock,
+      senders: [h.app.sender],
+      baseBackoffMs: 1000,
+      observer: { deliveryAttempt: (_platform, _seconds, outcome) => outcomes.push(outcome) },
+    });
+    return { worker, outcomes };
+  }
+
+  it("retries a send whose connection was reset before the request was written, and delivers it once", async () => {
+    const db = getDb();
+    const { h } = await startGatedHarness(db);
+    const { account, message } = await generated(db);
+    h.telegram.addChat(account);
+    await markGenerated(db, message.runId, message.prose, h.clock.now());
+    const { worker, outcomes } = workerWithOutcomes(db, h);
+    h.telegram.failNext({ method: "sendMessage", network: "reset-before-body" });
+
+    expect(await worker.enqueueRun(message.runId)).toBe("delivering");
+    await worker.drain();
+    const [waiting] = await db.select().from(deliveries).where(eq(deliveries.runId, message.runId));
+    expect(waiting).toMatchObject({ state: "pending", attempts: 1 });
+    expect(waiting?.lastError).toContain("was not sent");
+    h.clock.advance(1000);
+    await worker.runDue();
+
+    const sends = h.telegram.callsTo("sendMessage");
+    expect(sends.map((call) => [call.network ?? "answered", call.status])).toEqual([
+      ["reset-before-body", 0],
+      ["answered", 200],
+    ]);
+    const posts = h.telegram.chat(account.id).botMessages();
+    expect(posts).toHaveLength(1);
+    const [row] = await db.select().from(deliveries).where(eq(deliveries.runId, message.runId));
+    expect(row).toMatchObject({ state: "sent", attempts: 2, platformMessageId: String(posts[0]?.messageId) });
+    expect(outcomes).toEqual(["not_sent", "sent"]);
+  });
+
+  it("does not re-send a send whose answer was lost after Telegram carried it out, and records it", async () => {
+    const db = getDb();
+    const { h } = await startGatedHarness(db);
+    const { account, message } = await generated(db);
+    h.telegram.addChat(account);
+    await markGenerated(db, message.runId, message.prose, h.clock.now());
+    const { worker, outcomes } = workerWithOutcomes(db, h);
+    h.telegram.failNext({ method: "sendMessage", network: "drop-response" });
+
+    await worker.enqueueRun(message.runId);
+    await worker.drain();
+    h.clock.advance(30 * 60_000);
+    await worker.runDue();
+
+    expect(h.telegram.callsTo("sendMessage").map((call) => call.network)).toEqual(["drop-response"]);
+    // Telegram has the message; the bot never learned its id, and did not post it again.
+    expect(h.telegram.chat(account.id).botMessages()).toHaveLength(1);
+    const [row] = await db.select().from(deliveries).where(eq(deliveries.runId, message.runId));
+    expect(row?.state).toBe("failed");
+    expect(row?.lastError).toMatch(
+      /^send outcome unknown \(telegram network error: .*answer was lost.*\); not re-sent to avoid a duplicate$/,
+    );
+    expect(outcomes).toEqual(["unknown"]);
+  });
+
+  it("sends nothing to any chat before a global 429's retry_after has elapsed", async () => {
+    const db = getDb();
+    const { h, gate } = await startGatedHarness(db);
+    const users = await Promise.all([generated(db), generated(db), generated(db)]);
+    for (const { account } of users) h.telegram.addChat(account);
+    const [first, ...others] = users;
+    if (!first) throw new Error("no users");
+    h.telegram.failNext({
+      method: "sendMessage",
+      chatId: first.account.id,
+      status: 429,
+      retryAfter: 1,
+      scope: "global",
+    });
+
+    const firstDelivery = h.app.sender.deliver(String(first.account.id), first.message);
+    await until(() => gate.pausedUntilOf("global") !== undefined, "the gate to close");
+    await Promise.all([
+      firstDelivery,
+      ...others.map(({ account, message }) => h.app.sender.deliver(String(account.id), message)),
+    ]);
+
+    const sends = h.telegram.callsTo("sendMessage");
+    const limited = sends.find((call) => call.status === 429);
+    expect(limited).toMatchObject({ retryAfter: 1, limitScope: "global" });
+    const openAt = (limited?.answeredAt ?? 0) + 1000;
+    const after = sends.filter((call) => call.receivedAt > (limited?.answeredAt ?? 0));
+    expect(after).toHaveLength(3);
+    for (const call of after) expect(call.receivedAt).toBeGreaterThanOrEqual(openAt);
+    expect(h.telegram.callsBeforeRetryAfter()).toEqual([]);
+    for (const { account } of users) expect(h.telegram.chat(account.id).botMessages()).toHaveLength(1);
+    expect(gate.stats().pausesByScope.global).toBe(1);
+  });
+
+  it("holds only the chat a per-chat 429 covers, and lets other chats through meanwhile", async () => {
+    const db = getDb();
+    const { h, gate } = await startGatedHarness(db);
+    const busy = await generated(db, longProse());
+    const other = await generated(db);
+    h.telegram.addChat(busy.account);
+    h.telegram.addChat(other.account);
+    h.telegram.setRateLimits({ perChat: { max: 1, windowMs: 1000 } });
+    let otherDelivery: Promise<unknown> | undefined;
+    gate.onPause((scope) => {
+      if (scope === `chat:${busy.account.id}`) {
+        otherDelivery ??= h.app.sender.deliver(String(other.account.id), other.message);
+      }
+    });
+
+    await h.app.sender.deliver(String(busy.account.id), busy.message);
+    await otherDelivery;
+
+    const sends = h.telegram.callsTo("sendMessage");
+    const limited = sends.find((call) => call.status === 429);
+    expect(limited?.limitScope).toBe(`chat:${busy.account.id}`);
+    const openAt = (limited?.answeredAt ?? 0) + (limited?.retryAfter ?? 0) * 1000;
+    const toChat = (chatId: number) => sends.filter((call) => Number(call.params.chat_id) === chatId);
+    const otherCall = toChat(other.account.id)[0];
+    expect(otherCall?.receivedAt).toBeLessThan(openAt);
+    const resumed = toChat(busy.account.id).filter((call) => call.receivedAt > (limited?.answeredAt ?? 0));
+    expect(resumed.length).toBeGreaterThan(0);
+    for (const call of resumed) expect(call.receivedAt).toBeGreaterThanOrEqual(openAt);
+    expect(h.telegram.callsBeforeRetryAfter()).toEqual([]);
+    expect(h.telegram.chat(busy.account.id).botMessages()).toHaveLength(2);
+    expect(h.telegram.chat(other.account.id).botMessages()).toHaveLength(1);
+    expect(gate.pausedUntilOf("global")).toBeUndefined();
   });
 });
