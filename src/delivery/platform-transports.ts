@@ -61,7 +61,7 @@ export function createSlackTransports(options: TransportOptions = {}): PlatformT
 
 /** `/bot<token>/<method>`; a request with a `chat_id` sends to a chat (the throttler's rule too). */
 const telegramBinding: GateBinding = {
-  scopesOf(url, body) {
+  scopesOf(_url, body) {
     const chatId = readField(body, "chat_id");
     if (chatId === undefined) return undefined;
     return { group: "global", key: `chat:${chatId}` };
