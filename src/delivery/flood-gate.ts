@@ -3,6 +3,11 @@
  * token (Telegram's global limit, a Slack method's limit) or one chat/channel — so no request to that
  * scope goes out before it elapses, whichever client (chat replies, the outbox) or retry sends it.
  *
+ * It also paces what passes it, as the last step before the wire: no more than the platform's published
+ * rate overall and per chat in any window. The outbox's pacer spaces deliveries evenly; this covers what
+ * it cannot see — the second message of a long briefing, retries, chat replies — so our own traffic does
+ * not earn the 429s in the first place.
+ *
  * Neither platform says which limit a 429 enforced, so the gate works it out from its own send history:
  * if this chat had already used its allowance in the window (Telegram ~1/s per private chat, 20/min per
  * group; Slack ~1/s per channel), the chat's own limit explains the 429 and only the chat pauses;
@@ -33,9 +38,15 @@ export interface FloodGateOptions {
   keyAllowance(key: string): Allowance;
   /** The same for a whole group, when the platform publishes it. */
   groupAllowance?(group: string): Allowance | undefined;
+  /**
+   * The rate requests are held to before they go out, per chat and per group; undefined: not paced.
+   * `paced: false` in `enter` skips it (chat actions, which the platforms do not count as messages).
+   */
+  keyPace?(key: string): Allowance | undefined;
+  groupPace?(group: string): Allowance | undefined;
   now?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Added to every pause, against clock granularity between us and the platform. Default 50 ms. */
+  /** Added to every pause and pace window, against clock granularity and transit. Default 50 ms. */
   marginMs?: number;
 }
 
@@ -43,8 +54,12 @@ export interface FloodGateStats {
   platform: string;
   /** 429s by the kind of scope they paused (global/method, chat/channel). */
   pausesByScope: Record<string, number>;
+  /** Requests held until a 429's retry_after had elapsed, and for how long in total. */
   heldRequests: number;
   heldMs: number;
+  /** Requests held back by the pacing, and for how long in total. */
+  pacedRequests: number;
+  pacedMs: number;
 }
 
 const HISTORY_MS = 60_000;
@@ -55,24 +70,37 @@ export class FloodGate {
   private readonly pausesByScope: Record<string, number> = {};
   private heldRequests = 0;
   private heldMs = 0;
+  private pacedRequests = 0;
+  private pacedMs = 0;
   private readonly listeners = new Set<(scope: string, untilMs: number) => void>();
 
   constructor(private readonly options: FloodGateOptions) {}
 
-  /** Waits until neither scope is paused, then records the send (call right before the request). */
-  async enter(scopes: FloodScopes, signal?: AbortSignal): Promise<void> {
-    let held = false;
-    const startedAt = this.now();
+  /**
+   * Waits until neither scope is paused and the pace allows another request, then records the send
+   * (call right before the request).
+   */
+  async enter(scopes: FloodScopes, signal?: AbortSignal, options: { paced?: boolean } = {}): Promise<void> {
+    const paced = options.paced ?? true;
+    let heldFor = 0;
+    let pacedFor = 0;
     for (;;) {
-      const until = Math.max(this.until(scopes.group), scopes.key ? this.until(scopes.key) : 0);
-      const wait = until - this.now();
+      const now = this.now();
+      const paused = Math.max(this.until(scopes.group), scopes.key ? this.until(scopes.key) : 0) - now;
+      const pace = paced ? this.paceWait(scopes, now) : 0;
+      const wait = Math.max(paused, pace);
       if (wait <= 0) break;
-      held = true;
+      if (paused > 0) heldFor += wait;
+      else pacedFor += wait;
       await this.sleep(wait, signal);
     }
-    if (held) {
+    if (heldFor > 0) {
       this.heldRequests += 1;
-      this.heldMs += this.now() - startedAt;
+      this.heldMs += heldFor;
+    }
+    if (pacedFor > 0) {
+      this.pacedRequests += 1;
+      this.pacedMs += pacedFor;
     }
     const at = this.now();
     this.record(scopes.group, at);
@@ -109,7 +137,32 @@ export class FloodGate {
       pausesByScope: { ...this.pausesByScope },
       heldRequests: this.heldRequests,
       heldMs: this.heldMs,
+      pacedRequests: this.pacedRequests,
+      pacedMs: this.pacedMs,
     };
+  }
+
+  /** How long until one more request fits the group's and the chat's pace. */
+  private paceWait(scopes: FloodScopes, now: number): number {
+    const limits: Array<[string, Allowance | undefined]> = [
+      [scopes.group, this.options.groupPace?.(scopes.group)],
+      ...(scopes.key
+        ? [[scopes.key, this.options.keyPace?.(scopes.key)] as [string, Allowance | undefined]]
+        : []),
+    ];
+    let wait = 0;
+    const margin = this.options.marginMs ?? 50;
+    for (const [scope, pace] of limits) {
+      if (!pace) continue;
+      const windowMs = pace.windowMs + margin;
+      const sends = this.history.get(scope) ?? [];
+      const inWindow = sends.length - firstAfter(sends, now - windowMs);
+      if (inWindow < pace.max) continue;
+      // The window frees when the oldest send that would still count leaves it.
+      const oldest = sends[sends.length - pace.max] ?? now;
+      wait = Math.max(wait, oldest + windowMs - now);
+    }
+    return wait;
   }
 
   private pause(scope: string, until: number): void {
@@ -126,7 +179,7 @@ export class FloodGate {
   /** Whether `scope` had already used its allowance when the request that got the 429 went out. */
   private usedUp(scope: string, allowance: Allowance, at: number): boolean {
     const sends = this.history.get(scope) ?? [];
-    return sends.filter((sentAt) => sentAt > at - allowance.windowMs).length > allowance.max;
+    return sends.length - firstAfter(sends, at - allowance.windowMs) > allowance.max;
   }
 
   private record(scope: string, at: number): void {
@@ -163,4 +216,16 @@ export class FloodGate {
       signal?.addEventListener("abort", aborted, { once: true });
     });
   }
+}
+
+/** Index of the first time in ascending `times` that is after `moment` (binary search). */
+function firstAfter(times: number[], moment: number): number {
+  let low = 0;
+  let high = times.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((times[middle] ?? 0) > moment) high = middle;
+    else low = middle + 1;
+  }
+  return low;
 }

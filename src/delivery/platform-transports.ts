@@ -23,7 +23,7 @@ export interface PlatformTransports {
 /** How one platform's requests map onto its limits. */
 interface GateBinding {
   /** The limits a request counts against, or undefined when it counts against none we track. */
-  scopesOf(url: URL, body: string | undefined): FloodScopes | undefined;
+  scopesOf(url: URL, body: string | undefined): (FloodScopes & { paced: boolean }) | undefined;
   /** A 429's wait in milliseconds, from its body or its `Retry-After` header. */
   retryAfterMsOf(response: Response, body: string): number | undefined;
 }
@@ -37,14 +37,20 @@ export interface TransportOptions {
 const TELEGRAM_PRIVATE_CHAT: Allowance = { max: 1, windowMs: 1000 };
 const TELEGRAM_GROUP_CHAT: Allowance = { max: 20, windowMs: 60_000 };
 const TELEGRAM_OVERALL: Allowance = { max: 30, windowMs: 1000 };
+/** What we hold ourselves to overall: 28 leaves room for timer jitter (the outbox pacer's figure too). */
+const TELEGRAM_OVERALL_PACE: Allowance = { max: 28, windowMs: 1000 };
 /** Slack chat.postMessage: about one message per second per channel. */
 const SLACK_CHANNEL: Allowance = { max: 1, windowMs: 1000 };
+/** Chat actions ("typing…") are not messages: gated by a pause, never slowed by the pace. */
+const UNPACED_TELEGRAM_METHODS = new Set(["sendchataction"]);
 
 export function createTelegramTransports(options: TransportOptions = {}): PlatformTransports {
   const gate = new FloodGate({
     platform: "telegram",
     keyAllowance: (key) => (key.startsWith("chat:-") ? TELEGRAM_GROUP_CHAT : TELEGRAM_PRIVATE_CHAT),
     groupAllowance: () => TELEGRAM_OVERALL,
+    keyPace: (key) => (key.startsWith("chat:-") ? TELEGRAM_GROUP_CHAT : TELEGRAM_PRIVATE_CHAT),
+    groupPace: () => TELEGRAM_OVERALL_PACE,
     ...options.gate,
   });
   return withGate(gate, telegramBinding, options.delivery);
@@ -54,6 +60,7 @@ export function createSlackTransports(options: TransportOptions = {}): PlatformT
   const gate = new FloodGate({
     platform: "slack",
     keyAllowance: () => SLACK_CHANNEL,
+    keyPace: () => SLACK_CHANNEL,
     ...options.gate,
   });
   return withGate(gate, slackBinding, options.delivery);
@@ -61,10 +68,11 @@ export function createSlackTransports(options: TransportOptions = {}): PlatformT
 
 /** `/bot<token>/<method>`; a request with a `chat_id` sends to a chat (the throttler's rule too). */
 const telegramBinding: GateBinding = {
-  scopesOf(_url, body) {
+  scopesOf(url, body) {
     const chatId = readField(body, "chat_id");
     if (chatId === undefined) return undefined;
-    return { group: "global", key: `chat:${chatId}` };
+    const method = url.pathname.split("/").at(-1)?.toLowerCase() ?? "";
+    return { group: "global", key: `chat:${chatId}`, paced: !UNPACED_TELEGRAM_METHODS.has(method) };
   },
   retryAfterMsOf(response, body) {
     const parameters = (parseJson(body) as { parameters?: { retry_after?: unknown } } | undefined)
@@ -81,7 +89,11 @@ const slackBinding: GateBinding = {
     const method = url.pathname.split("/").at(-1);
     if (!method) return undefined;
     const channel = readField(body, "channel");
-    return { group: `method:${method}`, ...(channel === undefined ? {} : { key: `channel:${channel}` }) };
+    return {
+      group: `method:${method}`,
+      ...(channel === undefined ? {} : { key: `channel:${channel}` }),
+      paced: true,
+    };
   },
   retryAfterMsOf(response) {
     const seconds = headerSeconds(response);
@@ -111,7 +123,7 @@ function gated(base: typeof fetch, gate: FloodGate, binding: GateBinding): typeo
   const gatedFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const scopes = binding.scopesOf(url, bodyText(init?.body));
-    if (scopes) await gate.enter(scopes, init?.signal ?? undefined);
+    if (scopes) await gate.enter(scopes, init?.signal ?? undefined, { paced: scopes.paced });
     const response = await base(input, init);
     if (scopes && response.status === 429) {
       const retryAfterMs = binding.retryAfterMsOf(response, await response.clone().text());

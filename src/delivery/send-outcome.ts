@@ -7,8 +7,11 @@ import { DeliveryError } from "../core/assistant.ts";
 export type SendFailure =
   /** The platform refused for good (blocked, chat gone, bad token): never retried. */
   | { kind: "refused"; reason: string }
-  /** Certainly not posted: the platform answered without posting (5xx, 429) or the request never left. */
-  | { kind: "not_sent"; reason: string; retryAfterMs?: number | undefined }
+  /**
+   * Certainly not posted: the platform answered without posting (5xx, 429: `answered`) or the request
+   * never left (refused, reset before the body was written).
+   */
+  | { kind: "not_sent"; reason: string; answered: boolean; retryAfterMs?: number | undefined }
   /** Maybe posted: the request went out and the answer was lost (timeout, connection dropped after). */
   | { kind: "unknown"; reason: string };
 
@@ -35,10 +38,10 @@ export function classifySendFailure(error: unknown): SendFailure {
   if (error instanceof DeliveryError) {
     return error.permanent
       ? { kind: "refused", reason }
-      : { kind: "not_sent", reason, retryAfterMs: error.retryAfterMs };
+      : { kind: "not_sent", reason, answered: true, retryAfterMs: error.retryAfterMs };
   }
   return causeChain(error).some((link) => NOT_SENT_CODES.has(codeOf(link) ?? ""))
-    ? { kind: "not_sent", reason }
+    ? { kind: "not_sent", reason, answered: false }
     : { kind: "unknown", reason };
 }
 

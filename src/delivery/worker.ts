@@ -63,7 +63,7 @@ export interface DeliveryWorkerOptions {
    * window usually ends it first. Default 30.
    */
   maxAttempts?: number;
-  /** First retry delay; doubles per attempt up to `maxBackoffMs`. Default 2 s, cap 5 min. */
+  /** First retry delay; doubles per attempt up to `maxBackoffMs`. Default 1 s, cap 5 min. */
   baseBackoffMs?: number;
   maxBackoffMs?: number;
   /** Platform calls in flight at once, per platform. Default 8. */
@@ -98,7 +98,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const observer = options.observer ?? {};
   const staleAfterMinutes = options.staleAfterMinutes ?? DEFAULT_STALE_AFTER_MINUTES;
   const maxAttempts = options.maxAttempts ?? 30;
-  const baseBackoffMs = options.baseBackoffMs ?? 2_000;
+  const baseBackoffMs = options.baseBackoffMs ?? 1_000;
   const maxBackoffMs = options.maxBackoffMs ?? 300_000;
   const interruptedAfterMs = options.interruptedAfterMs ?? 300_000;
   const monotonicNow = options.monotonicNow ?? (() => performance.now());
@@ -194,6 +194,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   }
 
   async function runDue(): Promise<void> {
+    await startDue();
+    await Promise.all([...inFlight.values()]);
+  }
+
+  /** Starts a send for every due row not already in flight; does not wait for the sends. */
+  async function startDue(): Promise<void> {
     for (;;) {
       const due = await dueDeliveries(db, {
         now: clock.now(),
@@ -211,7 +217,6 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         inFlight.set(row.id, sending);
       }
     }
-    await Promise.all([...inFlight.values()]);
   }
 
   const messages = new Map<
@@ -322,7 +327,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       logger.warn?.(log, "delivery gave up");
       return false;
     }
-    const backoff = Math.min(maxBackoffMs, baseBackoffMs * 2 ** Math.max(0, row.attempts - 1));
+    // A connection that broke before the request left is most often a stale keep-alive socket: the first
+    // retry goes at once, on a fresh one. Platform answers (5xx, 429) and repeats back off.
+    const backoff =
+      !failure.answered && row.attempts === 1
+        ? 0
+        : Math.min(maxBackoffMs, baseBackoffMs * 2 ** Math.max(0, row.attempts - 1));
     const retryAfter = failure.retryAfterMs ?? 0;
     const nextAttemptAt = new Date(now.getTime() + Math.max(backoff, retryAfter));
     if (notAfter && nextAttemptAt > notAfter) {
@@ -356,12 +366,16 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     for (const runId of orphaned) await settleRun(db, runId, now);
   }
 
+  /**
+   * Looks for due rows now (or once more after the look in progress). New rows start while earlier sends
+   * are still in flight: one slow send never holds back the briefings generated after it.
+   */
   function kick(): void {
     if (pass) {
       passRequested = true;
       return;
     }
-    pass = runDue()
+    pass = startDue()
       .catch((error: unknown) => logger.error?.({ error: errorText(error) }, "delivery pass failed"))
       .finally(() => {
         pass = undefined;

@@ -13,8 +13,13 @@ import { BusyMeter, type Utilisation } from "./busy-meter.ts";
  *   waits for it, and holds at most `max(1, concurrency - 1)` slots: with Ollama's usual one request at a
  *   time that is one briefing request, so a question waits behind at most one; with more parallel slots
  *   one always stays free for questions;
+ * - a request whose conversation ran on an endpoint before (its prompt is cached there) takes that one
+ *   when it is free, and may pass up to {@link AFFINITY_LOOKAHEAD} - 1 earlier waiters to get it;
  * - a running request is never preempted.
  */
+/** How many waiters, from the front, may claim the endpoint that has their conversation's prompt. */
+export const AFFINITY_LOOKAHEAD = 8;
+
 export class EndpointPool {
   private readonly endpoints = new Map<string, EndpointState>();
   private readonly waiting: Waiter[] = [];
@@ -141,22 +146,45 @@ export class EndpointPool {
 
   /** Hands free slots to waiters: interactive first (when prioritizing), then arrival order. */
   private pump(): void {
-    const order = this.prioritize
+    const classes = this.prioritize
       ? [
-          ...this.waiting.filter((waiter) => waiter.role === "interactive"),
-          ...this.waiting.filter((waiter) => waiter.role !== "interactive"),
+          this.waiting.filter((waiter) => waiter.role === "interactive"),
+          this.waiting.filter((waiter) => waiter.role !== "interactive"),
         ]
-      : [...this.waiting];
-    for (const waiter of order) {
-      if (![...this.endpoints.values()].some((state) => total(state.running) < state.concurrency)) return;
-      const endpoint = this.choose(waiter);
-      if (endpoint === undefined) continue;
+      : [[...this.waiting]];
+    const granted = new Set<Waiter>();
+    const grant = (waiter: Waiter, endpoint: EndpointState) => {
+      granted.add(waiter);
       this.waiting.splice(this.waiting.indexOf(waiter), 1);
       waiter.grant(this.lease(waiter, endpoint));
+    };
+    const now = this.now();
+    for (const order of classes) {
+      const questionsFor = new Set(
+        this.waiting.filter((waiter) => waiter.role === "interactive").flatMap((waiter) => waiter.candidates),
+      );
+      // Conversations whose cached prompt sits on a free endpoint first, within a short lookahead.
+      for (const waiter of order.slice(0, AFFINITY_LOOKAHEAD)) {
+        const preferred = waiter.preferred === undefined ? undefined : this.endpoints.get(waiter.preferred);
+        if (
+          preferred &&
+          preferred.downUntil <= now &&
+          waiter.candidates.includes(preferred.name) &&
+          this.mayStart(waiter, preferred, questionsFor)
+        ) {
+          grant(waiter, preferred);
+        }
+      }
+      for (const waiter of order) {
+        if (granted.has(waiter)) continue;
+        if (![...this.endpoints.values()].some((state) => total(state.running) < state.concurrency)) return;
+        const endpoint = this.choose(waiter, questionsFor);
+        if (endpoint !== undefined) grant(waiter, endpoint);
+      }
     }
   }
 
-  private choose(waiter: Waiter): EndpointState | undefined {
+  private choose(waiter: Waiter, questionsFor: Set<string>): EndpointState | undefined {
     const now = this.now();
     const ordered =
       waiter.preferred !== undefined && waiter.candidates.includes(waiter.preferred)
@@ -166,17 +194,15 @@ export class EndpointPool {
     // A failing endpoint is skipped while another candidate is healthy.
     const healthy = states.filter((state) => state.downUntil <= now);
     const usable = healthy.length > 0 ? healthy : states;
-    return usable.find((state) => this.mayStart(waiter, state));
+    return usable.find((state) => this.mayStart(waiter, state, questionsFor));
   }
 
-  private mayStart(waiter: Waiter, state: EndpointState): boolean {
+  /** `questionsFor`: endpoints that interactive work is waiting for. */
+  private mayStart(waiter: Waiter, state: EndpointState, questionsFor: Set<string>): boolean {
     if (total(state.running) >= state.concurrency) return false;
     if (!this.prioritize || waiter.role === "interactive") return true;
     if (!this.interactiveEndpoints.has(state.name)) return true;
-    const questionWaits = this.waiting.some(
-      (other) => other.role === "interactive" && other.candidates.includes(state.name),
-    );
-    if (questionWaits) return false;
+    if (questionsFor.has(state.name)) return false;
     const others = state.running.briefing + state.running.background;
     return others < Math.max(1, state.concurrency - 1);
   }

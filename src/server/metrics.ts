@@ -268,6 +268,16 @@ export function createMetrics(sources: MetricsSources): BriefbotMetrics {
     },
   });
   new Counter({
+    name: "briefbot_flood_gate_paced_seconds_total",
+    help: "Total time platform requests waited for the gate's pace (per chat and overall rate).",
+    labelNames: ["platform"],
+    registers,
+    collect() {
+      this.reset();
+      for (const stats of gateStats()) this.inc({ platform: stats.platform }, stats.pacedMs / 1000);
+    },
+  });
+  new Counter({
     name: "briefbot_flood_gate_held_seconds_total",
     help: "Total time platform requests were held back by a 429's retry_after.",
     labelNames: ["platform"],

@@ -139,6 +139,26 @@ describe("EndpointPool", () => {
     expect(started).toEqual(["turn2@gpu0", "other@gpu1", "turn3@gpu1"]);
   });
 
+  it("lets a conversation claim its cached endpoint ahead of a few earlier waiters", async () => {
+    const pool = new EndpointPool(
+      [
+        { name: "gpu0", concurrency: 1 },
+        { name: "gpu1", concurrency: 1 },
+      ],
+      { interactiveEndpoints: [] },
+    );
+    const { started, request, release } = recorder(pool);
+    await request("x", "briefing", ["gpu1", "gpu0"]);
+    await request("y", "briefing", ["gpu1", "gpu0"]);
+    void request("head", "briefing", ["gpu1", "gpu0"]);
+    void request("turn2", "briefing", ["gpu1", "gpu0"], "gpu0");
+    await settle();
+    await release("y");
+    expect(started.slice(2)).toEqual(["turn2@gpu0"]);
+    await release("x");
+    expect(started.slice(2)).toEqual(["turn2@gpu0", "head@gpu1"]);
+  });
+
   it("steers spread work around an endpoint that just failed, until it recovers", async () => {
     let clock = 0;
     const pool = new EndpointPool(

@@ -190,10 +190,11 @@ describeEachDatabase("slack sender: send outcomes and rate limits", (getDb) => {
     const { runId, channel, worker, outcomes } = await generatedBriefing();
     slack.failNetwork("chat.postMessage", "reset-before-body");
     await worker.enqueueRun(runId);
+    // The first retry of a request that never left goes at once; the worker wakes itself for it.
+    for (let tick = 0; tick < 2000 && outcomes.length < 2; tick += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
     await worker.drain();
-    expect(postsTo(channel)).toHaveLength(0);
-    running.clock.advance(1000);
-    await worker.runDue();
 
     expect(postsTo(channel)).toHaveLength(1);
     const [row] = await getDb().select().from(deliveries).where(eq(deliveries.runId, runId));
