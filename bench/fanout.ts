@@ -66,6 +66,7 @@ type Layout = "one endpoint" | "two endpoints, briefings spread" | "two endpoint
 
 interface RushResult {
   layout: Layout;
+  database: string;
   briefingEndpoints: number;
   makespanMs: number;
   generationMs: number;
@@ -99,9 +100,9 @@ export interface FanoutOptions {
 export async function runFanoutBench(options: FanoutOptions = {}): Promise<BenchSection> {
   const count = options.users ?? 1000;
   const results: RushResult[] = [];
-  const databaseKind = (await benchDatabase().then(
-    async (probe) => (await probe.dispose(), probe.kind),
-  )) as string;
+  const load = loadavg()
+    .map((value) => value.toFixed(1))
+    .join(" / ");
   const layouts = [
     "one endpoint",
     "two endpoints, briefings spread",
@@ -120,9 +121,7 @@ export async function runFanoutBench(options: FanoutOptions = {}): Promise<Bench
       `${FAULTS.globalFloodAt}th; every 10th briefing needs 2 messages (its 2nd meets the per-chat limit)`,
     "ideal = max(model work on the endpoints briefings may use (their chats included) ÷ those endpoints, messages ÷ 28/s + the injected " +
       "global pause); chat ratio = median chat latency during the rush ÷ idle",
-    `database: ${databaseKind}; machine load average ${loadavg()
-      .map((load) => load.toFixed(1))
-      .join(" / ")} (1/5/15 min) on this 2-core machine at the start`,
+    `database: ${results[0]?.database ?? "?"}; machine load average ${load} (1/5/15 min) on this 2-core machine at the start`,
   ];
   for (const result of results) lines.push(...describe(result, count));
   return { title: `fanout: the morning rush, ${count} users due at 07:00, three endpoint layouts`, lines };
@@ -386,6 +385,7 @@ async function rush(layout: Layout, count: number): Promise<RushResult> {
     const messages = count + longFor.size;
     return {
       layout,
+      database: bench.kind,
       briefingEndpoints,
       makespanMs: doneAt - tickAt,
       generationMs: lastGeneratedAt - tickAt,

@@ -41,6 +41,8 @@ const TELEGRAM_OVERALL: Allowance = { max: 30, windowMs: 1000 };
 const TELEGRAM_OVERALL_PACE: Allowance = { max: 28, windowMs: 1000 };
 /** Slack chat.postMessage: about one message per second per channel. */
 const SLACK_CHANNEL: Allowance = { max: 1, windowMs: 1000 };
+/** Beyond grammY's long poll (30 s) and any client deadline: the clients time their own calls out. */
+const CHAT_TIMEOUT_MS = 10 * 60_000;
 /** Chat actions ("typing…") are not messages: gated by a pause, never slowed by the pace. */
 const UNPACED_TELEGRAM_METHODS = new Set(["sendchataction"]);
 
@@ -106,7 +108,8 @@ function withGate(
   binding: GateBinding,
   delivery: SendTransportOptions | undefined,
 ): PlatformTransports {
-  const chat = createSendTransport({ expectContinue: false, maxConcurrent: 16 });
+  // Long polls (getUpdates holds 30 s) and the clients' own deadlines set the pace here, not ours.
+  const chat = createSendTransport({ expectContinue: false, maxConcurrent: 16, timeoutMs: CHAT_TIMEOUT_MS });
   const outbox = createSendTransport({ expectContinue: true, ...delivery });
   return {
     fetch: gated(chat.fetch, gate, binding),

@@ -310,6 +310,8 @@ describeEachDatabase("telegram delivery: send outcomes and flood limits", (getDb
     await Promise.all([
       firstDelivery,
       ...others.map(({ account, message }) => h.app.sender.deliver(String(account.id), message)),
+      // A chat reply goes through the bot's own client: the same token, the same gate.
+      h.app.bot.api.sendMessage(first.account.id, "An answer to a question, meanwhile."),
     ]);
 
     const sends = h.telegram.callsTo("sendMessage");
@@ -317,10 +319,12 @@ describeEachDatabase("telegram delivery: send outcomes and flood limits", (getDb
     expect(limited).toMatchObject({ retryAfter: 1, limitScope: "global" });
     const openAt = (limited?.answeredAt ?? 0) + 1000;
     const after = sends.filter((call) => call.receivedAt > (limited?.answeredAt ?? 0));
-    expect(after).toHaveLength(3);
+    expect(after).toHaveLength(4);
     for (const call of after) expect(call.receivedAt).toBeGreaterThanOrEqual(openAt);
     expect(h.telegram.callsBeforeRetryAfter()).toEqual([]);
-    for (const { account } of users) expect(h.telegram.chat(account.id).botMessages()).toHaveLength(1);
+    for (const { account } of users) {
+      expect(h.telegram.chat(account.id).botMessages()).toHaveLength(account === first.account ? 2 : 1);
+    }
     expect(gate.stats().pausesByScope.global).toBe(1);
   });
 
