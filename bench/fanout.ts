@@ -12,7 +12,7 @@
  *
  * The database is the PostgreSQL server on 127.0.0.1:5432 (a throwaway database), as a deployment with a
  * thousand users would run; embedded PGlite when no server answers. Everything else shares one process,
- * so on a loaded machine the simulated 45 ms requests also carry event-loop delays: the load average is
+ * so on a loaded machine the simulated 60 ms requests also carry event-loop delays: the load average is
  * printed beside the figures.
  */
 import { randomBytes } from "node:crypto";
@@ -46,7 +46,7 @@ import type { BenchSection } from "./types.ts";
 
 const MODEL = "sim-7b";
 /** Each briefing request (tool turn or prose) takes this long on its endpoint. */
-const BRIEFING_REQUEST_MS = 45;
+const BRIEFING_REQUEST_MS = 60;
 /** A chat answer: first token after 40 ms, then 20 tokens at 5 ms. */
 const CHAT = { timeToFirstTokenMs: 40, perTokenMs: 5, tokens: 20 };
 /** One question a second during the rush (a household or small team asking about their day). */
@@ -119,7 +119,7 @@ export async function runFanoutBench(options: FanoutOptions = {}): Promise<Bench
     `injected into sendMessage: a connection reset before the body every ${FAULTS.resetBeforeBodyEvery}th call, an answer ` +
       `lost after posting every ${FAULTS.answerLostEvery}th, a global 429 (retry_after ${FAULTS.globalFloodSeconds}) at the ` +
       `${FAULTS.globalFloodAt}th; every 10th briefing needs 2 messages (its 2nd meets the per-chat limit)`,
-    "ideal = max(model work on the endpoints briefings may use (their chats included) ÷ those endpoints, messages ÷ 28/s + the injected " +
+    `ideal = max(model work on the endpoints briefings may use (their chats included) ÷ those endpoints, messages ÷ ${TELEGRAM_LIMITS.globalPerSecond}/s + the injected ` +
       "global pause); chat ratio = median chat latency during the rush ÷ idle",
     `database: ${results[0]?.database ?? "?"}; machine load average ${load} (1/5/15 min) on this 2-core machine at the start`,
   ];
@@ -297,7 +297,6 @@ async function rush(layout: Layout, count: number): Promise<RushResult> {
         lastGeneratedAt = performance.now();
       },
       deliver: worker,
-      maxConcurrentGenerations: 200,
     });
 
     const chatIdleMs: number[] = [];

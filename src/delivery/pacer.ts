@@ -12,8 +12,11 @@ export interface PacerLimits {
   perKeyPerSecond: number;
 }
 
-/** Telegram Bot API FAQ: ~30 messages/s in bulk, about 1/s per chat. 28 leaves room for event-loop jitter. */
-export const TELEGRAM_LIMITS: PacerLimits = { globalPerSecond: 28, perKeyPerSecond: 1 };
+/**
+ * Telegram Bot API FAQ: ~30 messages/s in bulk, about 1/s per chat. 25 leaves room for jitter between our
+ * clock and Telegram's arrivals (a delayed request and an on-time one can land in the same second).
+ */
+export const TELEGRAM_LIMITS: PacerLimits = { globalPerSecond: 25, perKeyPerSecond: 1 };
 /** Slack chat.postMessage: about 1/s per channel; the workspace-wide limit is unpublished, so stay modest. */
 export const SLACK_LIMITS: PacerLimits = { globalPerSecond: 10, perKeyPerSecond: 1 };
 

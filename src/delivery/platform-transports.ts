@@ -9,6 +9,8 @@
  *   createMetrics({ …, floodGates: [telegram.gate] });
  */
 import { type Allowance, FloodGate, type FloodGateOptions, type FloodScopes } from "./flood-gate.ts";
+import { TELEGRAM_LIMITS } from "./pacer.ts";
+import { createSemaphore, type Semaphore } from "./semaphore.ts";
 import { createSendTransport, type SendTransportOptions } from "./send-transport.ts";
 
 export interface PlatformTransports {
@@ -37,8 +39,12 @@ export interface TransportOptions {
 const TELEGRAM_PRIVATE_CHAT: Allowance = { max: 1, windowMs: 1000 };
 const TELEGRAM_GROUP_CHAT: Allowance = { max: 20, windowMs: 60_000 };
 const TELEGRAM_OVERALL: Allowance = { max: 30, windowMs: 1000 };
-/** What we hold ourselves to overall: 28 leaves room for timer jitter (the outbox pacer's figure too). */
-const TELEGRAM_OVERALL_PACE: Allowance = { max: 28, windowMs: 1000 };
+/**
+ * What we hold ourselves to: the outbox pacer's 25/s overall, and a quarter second more than Telegram's
+ * second between messages to one chat, since a request delayed on its way can arrive next to the one after.
+ */
+const TELEGRAM_OVERALL_PACE: Allowance = { max: TELEGRAM_LIMITS.globalPerSecond, windowMs: 1000 };
+const TELEGRAM_CHAT_PACE: Allowance = { max: 1, windowMs: 1250 };
 /** Slack chat.postMessage: about one message per second per channel. */
 const SLACK_CHANNEL: Allowance = { max: 1, windowMs: 1000 };
 /** Beyond grammY's long poll (30 s) and any client deadline: the clients time their own calls out. */
@@ -51,7 +57,7 @@ export function createTelegramTransports(options: TransportOptions = {}): Platfo
     platform: "telegram",
     keyAllowance: (key) => (key.startsWith("chat:-") ? TELEGRAM_GROUP_CHAT : TELEGRAM_PRIVATE_CHAT),
     groupAllowance: () => TELEGRAM_OVERALL,
-    keyPace: (key) => (key.startsWith("chat:-") ? TELEGRAM_GROUP_CHAT : TELEGRAM_PRIVATE_CHAT),
+    keyPace: (key) => (key.startsWith("chat:-") ? TELEGRAM_GROUP_CHAT : TELEGRAM_CHAT_PACE),
     groupPace: () => TELEGRAM_OVERALL_PACE,
     ...options.gate,
   });
@@ -109,11 +115,17 @@ function withGate(
   delivery: SendTransportOptions | undefined,
 ): PlatformTransports {
   // Long polls (getUpdates holds 30 s) and the clients' own deadlines set the pace here, not ours.
-  const chat = createSendTransport({ expectContinue: false, maxConcurrent: 16, timeoutMs: CHAT_TIMEOUT_MS });
-  const outbox = createSendTransport({ expectContinue: true, ...delivery });
+  const chatSlots = 16;
+  const outboxSlots = delivery?.maxConcurrent ?? 16;
+  const chat = createSendTransport({
+    expectContinue: false,
+    maxConcurrent: chatSlots,
+    timeoutMs: CHAT_TIMEOUT_MS,
+  });
+  const outbox = createSendTransport({ expectContinue: true, ...delivery, maxConcurrent: outboxSlots });
   return {
-    fetch: gated(chat.fetch, gate, binding),
-    deliveryFetch: gated(outbox.fetch, gate, binding),
+    fetch: gated(chat.fetch, gate, binding, createSemaphore(chatSlots)),
+    deliveryFetch: gated(outbox.fetch, gate, binding, createSemaphore(outboxSlots)),
     gate,
     close() {
       chat.close();
@@ -122,12 +134,22 @@ function withGate(
   };
 }
 
-function gated(base: typeof fetch, gate: FloodGate, binding: GateBinding): typeof fetch {
+/**
+ * The gate sits right before the wire: a connection slot is taken first, so a request the gate lets go is
+ * written at once instead of queueing behind others and arriving in a bunch with them.
+ */
+function gated(base: typeof fetch, gate: FloodGate, binding: GateBinding, slots: Semaphore): typeof fetch {
   const gatedFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const scopes = binding.scopesOf(url, bodyText(init?.body));
-    if (scopes) await gate.enter(scopes, init?.signal ?? undefined, { paced: scopes.paced });
-    const response = await base(input, init);
+    const release = await slots.acquire();
+    let response: Response;
+    try {
+      if (scopes) await gate.enter(scopes, init?.signal ?? undefined, { paced: scopes.paced });
+      response = await base(input, init);
+    } finally {
+      release();
+    }
     if (scopes && response.status === 429) {
       const retryAfterMs = binding.retryAfterMsOf(response, await response.clone().text());
       if (retryAfterMs !== undefined) gate.rateLimited(scopes, retryAfterMs);

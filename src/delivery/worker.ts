@@ -53,7 +53,7 @@ export interface DeliveryWorkerOptions {
   clock: Clock;
   /** One per configured platform; a user linked on a platform without a sender gets a failed row. */
   senders: PlatformSender[];
-  /** Default: Telegram 28/s global (under its ~30/s) and 1/s per chat; Slack 10/s and 1/s per channel. */
+  /** Default: Telegram 25/s global (under its ~30/s) and 1/s per chat; Slack 10/s and 1/s per channel. */
   pacers?: Partial<Record<PlatformSender["platform"], Pacer>>;
   /** Post every Slack briefing here instead of each user's DM (SLACK_CHANNEL). */
   slackChannel?: string | undefined;
@@ -66,7 +66,7 @@ export interface DeliveryWorkerOptions {
   /** First retry delay; doubles per attempt up to `maxBackoffMs`. Default 1 s, cap 5 min. */
   baseBackoffMs?: number;
   maxBackoffMs?: number;
-  /** Platform calls in flight at once, per platform. Default 8. */
+  /** Platform calls in flight at once, per platform. Default 16. */
   maxConcurrentSends?: number;
   /** A `sending` row older than this is considered orphaned by a dead process. Default 5 min. */
   interruptedAfterMs?: number;
@@ -106,7 +106,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const pacers = new Map<string, Pacer>();
   const sendSlots = new Map<string, Semaphore>();
   for (const sender of options.senders) {
-    sendSlots.set(sender.platform, createSemaphore(options.maxConcurrentSends ?? 8));
+    sendSlots.set(sender.platform, createSemaphore(options.maxConcurrentSends ?? 16));
     pacers.set(
       sender.platform,
       options.pacers?.[sender.platform] ??
