@@ -28,8 +28,7 @@ import {
   ModelRoutesFileSchema,
   resolveModelRoutes,
 } from "../src/config/model-routes.ts";
-import type { PlatformSender } from "../src/core/assistant.ts";
-import { createAssistant } from "../src/core/assistant-service.ts";
+import type { Assistant, PlatformSender } from "../src/core/assistant.ts";
 import type { Clock } from "../src/core/clock.ts";
 import type { ChatMessage } from "../src/core/model.ts";
 import type { DeliveryOutcome } from "../src/delivery/hooks.ts";
@@ -38,7 +37,6 @@ import { createTelegramTransports } from "../src/delivery/platform-transports.ts
 import { createDeliveryWorker } from "../src/delivery/worker.ts";
 import { createModelClient, type ModelRouter } from "../src/models/index.ts";
 import { type BriefingGenerator, createScheduler } from "../src/scheduler/scheduler.ts";
-import { createDefaultToolRegistry } from "../src/tools/index.ts";
 import { telegramConfigFor } from "../test/bots/telegram/harness.ts";
 import { type OllamaTestServer, startOllamaServer } from "../test/servers/ollama-server.ts";
 import { startTelegramServer, type TelegramTestServer } from "../test/servers/telegram-server.ts";
@@ -268,7 +266,7 @@ async function rush(layout: Layout, count: number): Promise<RushResult> {
     const bot = createTelegramBot({
       config: telegramConfigFor(telegram),
       db,
-      assistant: createAssistant({ db, model: router, clock, tools: createDefaultToolRegistry() }),
+      assistant: unusedAssistant,
       clock,
       retry: { maxAttempts: 3, maxDelaySeconds: 5 },
       transports,
@@ -477,6 +475,13 @@ function injectFaults(telegram: TelegramTestServer, count: number): void {
     after: FAULTS.globalFloodAt - 1,
   });
 }
+
+/** The bot only posts here (it never polls): anything asking the assistant would be a bench bug. */
+const unusedAssistant = new Proxy({} as Assistant, {
+  get: (_target, property) => {
+    throw new Error(`the rush bench handles no updates, yet asked the assistant for ${String(property)}`);
+  },
+});
 
 function startEndpoint(): Promise<OllamaTestServer> {
   return startOllamaServer({
