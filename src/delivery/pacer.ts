@@ -13,10 +13,11 @@ export interface PacerLimits {
 }
 
 /**
- * Telegram Bot API FAQ: ~30 messages/s in bulk, about 1/s per chat. 25 leaves room for jitter between our
- * clock and Telegram's arrivals (a delayed request and an on-time one can land in the same second).
+ * Telegram Bot API FAQ: ~30 messages/s in bulk, about 1/s per chat. The outbox keeps to 23/s: the flood
+ * gate holds all traffic to 25/s (room for jitter between our clock and Telegram's arrivals), and the
+ * difference stays free for chat replies during a morning rush.
  */
-export const TELEGRAM_LIMITS: PacerLimits = { globalPerSecond: 25, perKeyPerSecond: 1 };
+export const TELEGRAM_LIMITS: PacerLimits = { globalPerSecond: 23, perKeyPerSecond: 1 };
 /** Slack chat.postMessage: about 1/s per channel; the workspace-wide limit is unpublished, so stay modest. */
 export const SLACK_LIMITS: PacerLimits = { globalPerSecond: 10, perKeyPerSecond: 1 };
 

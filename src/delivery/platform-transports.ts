@@ -9,7 +9,6 @@
  *   createMetrics({ …, floodGates: [telegram.gate] });
  */
 import { type Allowance, FloodGate, type FloodGateOptions, type FloodScopes } from "./flood-gate.ts";
-import { TELEGRAM_LIMITS } from "./pacer.ts";
 import { createSemaphore, type Semaphore } from "./semaphore.ts";
 import { createSendTransport, type SendTransportOptions } from "./send-transport.ts";
 
@@ -40,10 +39,11 @@ const TELEGRAM_PRIVATE_CHAT: Allowance = { max: 1, windowMs: 1000 };
 const TELEGRAM_GROUP_CHAT: Allowance = { max: 20, windowMs: 60_000 };
 const TELEGRAM_OVERALL: Allowance = { max: 30, windowMs: 1000 };
 /**
- * What we hold ourselves to: the outbox pacer's 25/s overall, and a quarter second more than Telegram's
- * second between messages to one chat, since a request delayed on its way can arrive next to the one after.
+ * What all traffic is held to: 25/s overall (the outbox alone keeps to 23/s, leaving the rest to chat
+ * replies), and a quarter second more than Telegram's second between messages to one chat, since a request
+ * delayed on its way can arrive next to the one after it.
  */
-const TELEGRAM_OVERALL_PACE: Allowance = { max: TELEGRAM_LIMITS.globalPerSecond, windowMs: 1000 };
+const TELEGRAM_OVERALL_PACE: Allowance = { max: 25, windowMs: 1000 };
 const TELEGRAM_CHAT_PACE: Allowance = { max: 1, windowMs: 1250 };
 /** Slack chat.postMessage: about one message per second per channel. */
 const SLACK_CHANNEL: Allowance = { max: 1, windowMs: 1000 };

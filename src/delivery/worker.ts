@@ -53,7 +53,7 @@ export interface DeliveryWorkerOptions {
   clock: Clock;
   /** One per configured platform; a user linked on a platform without a sender gets a failed row. */
   senders: PlatformSender[];
-  /** Default: Telegram 25/s global (under its ~30/s) and 1/s per chat; Slack 10/s and 1/s per channel. */
+  /** Default: Telegram 23/s global (under its ~30/s) and 1/s per chat; Slack 10/s and 1/s per channel. */
   pacers?: Partial<Record<PlatformSender["platform"], Pacer>>;
   /** Post every Slack briefing here instead of each user's DM (SLACK_CHANNEL). */
   slackChannel?: string | undefined;
