@@ -3,7 +3,7 @@
  * Runs against the simulated Ollama test server (latency model, not a GPU), through the real router and
  * the official client, so it measures queueing and routing, not model speed.
  */
-import { resolveModelRoutes } from "../src/config/model-routes.ts";
+import { ModelRoutesFileSchema, resolveModelRoutes } from "../src/config/model-routes.ts";
 import type { ModelRole } from "../src/core/model.ts";
 import { createModelClient, type ModelRouter } from "../src/models/router.ts";
 import {
@@ -28,6 +28,7 @@ export async function runRoutingBench(): Promise<BenchSection> {
   const gpu1 = await simulatedEndpoint();
   try {
     const pinned = client(gpu0.url, gpu1.url, true);
+    const spread = client(gpu0.url, gpu1.url, true, true);
     const sharedWithPriority = client(gpu0.url, gpu0.url, true);
     const sharedFifo = client(gpu0.url, gpu0.url, false);
     await chatLatency(pinned); // connection and JIT warm-up
@@ -35,6 +36,8 @@ export async function runRoutingBench(): Promise<BenchSection> {
     const busyOther: number[] = [];
     const withPriority: number[] = [];
     const withoutPriority: number[] = [];
+    const spreadChat: number[] = [];
+    const spreadStarts = { gpu0: 0, gpu1: 0 };
     // Rounds interleave the scenarios so drifting machine load hits all of them alike.
     for (let round = 0; round < ROUNDS; round += 1) {
       idle.push(await chatLatency(pinned), await chatLatency(pinned));
@@ -50,6 +53,19 @@ export async function runRoutingBench(): Promise<BenchSection> {
       if (!briefing.running())
         throw new Error("the briefing ended before the chats; make LONG_BRIEFING longer");
       await briefing.stop();
+
+      // Briefings spread over both endpoints: six queued, one running on each; the chat waits for gpu0's.
+      const before = { gpu0: startedCount(gpu0), gpu1: startedCount(gpu1) };
+      const queuedBriefings = Array.from({ length: 6 }, () =>
+        spread.chat(prompt("briefing", REPLY_TOKENS.briefing)),
+      );
+      while (startedCount(gpu0) === before.gpu0 || startedCount(gpu1) === before.gpu1) {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      spreadChat.push(await chatLatency(spread));
+      await Promise.all(queuedBriefings);
+      spreadStarts.gpu0 += startedCount(gpu0) - before.gpu0 - 1; // less the chat itself
+      spreadStarts.gpu1 += startedCount(gpu1) - before.gpu1;
 
       for (const [router, samples] of [
         [sharedWithPriority, withPriority],
@@ -80,6 +96,9 @@ export async function runRoutingBench(): Promise<BenchSection> {
           `${median(withPriority).toFixed(0)} ms, ratio ${ratio(withPriority).toFixed(2)} (waits for the running briefing only)`,
         `one shared endpoint, same load, without priority (FIFO): ${median(withoutPriority).toFixed(0)} ms, ratio ` +
           `${ratio(withoutPriority).toFixed(2)}`,
+        `two endpoints, briefings spread over both (6 queued, one running on each): chat ${median(spreadChat).toFixed(0)} ms, ` +
+          `ratio ${ratio(spreadChat).toFixed(2)} (waits for the one briefing request running on its endpoint); ` +
+          `briefing requests served gpu0 ${spreadStarts.gpu0} / gpu1 ${spreadStarts.gpu1}`,
       ],
     };
   } finally {
@@ -107,10 +126,15 @@ function simulatedEndpoint(): Promise<OllamaTestServer> {
   });
 }
 
-function client(interactiveUrl: string, workUrl: string, prioritizeInteractive: boolean): ModelRouter {
+function client(
+  interactiveUrl: string,
+  workUrl: string,
+  prioritizeInteractive: boolean,
+  spreadBriefings = false,
+): ModelRouter {
   const shared = interactiveUrl === workUrl;
   const routes = resolveModelRoutes(
-    {
+    ModelRoutesFileSchema.parse({
       endpoints: shared
         ? [{ name: "gpu0", url: interactiveUrl, concurrency: 1 }]
         : [
@@ -119,10 +143,12 @@ function client(interactiveUrl: string, workUrl: string, prioritizeInteractive: 
           ],
       routes: {
         interactive: { endpoint: "gpu0", model: MODEL },
-        briefing: { endpoint: shared ? "gpu0" : "gpu1", model: MODEL },
+        briefing: spreadBriefings
+          ? { endpoints: ["gpu1", "gpu0"], model: MODEL }
+          : { endpoint: shared ? "gpu0" : "gpu1", model: MODEL },
         background: { endpoint: shared ? "gpu0" : "gpu1", model: MODEL },
       },
-    },
+    }),
     { ollamaHost: interactiveUrl, model: MODEL },
   );
   return createModelClient({ routes, prioritizeInteractive });

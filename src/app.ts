@@ -12,6 +12,11 @@ import type { Config } from "./config/config.ts";
 import type { Assistant, PlatformSender } from "./core/assistant.ts";
 import type { Clock } from "./core/clock.ts";
 import type { DeliveryObserver } from "./delivery/hooks.ts";
+import {
+  createSlackTransports,
+  createTelegramTransports,
+  type PlatformTransports,
+} from "./delivery/platform-transports.ts";
 import { createDeliveryWorker, type DeliveryWorker } from "./delivery/worker.ts";
 import type { Logger } from "./logger.ts";
 import { createModelClient } from "./models/index.ts";
@@ -50,6 +55,8 @@ export interface Platforms {
   telegram: TelegramBot | undefined;
   slack: SlackApp | undefined;
   senders: PlatformSender[];
+  /** The platforms' flood gates, for `/metrics`. */
+  floodGates: PlatformTransports["gate"][];
   /** Starts polling / sockets; call after the HTTP server listens (Telegram's setWebhook needs it up). */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -61,6 +68,9 @@ export async function createPlatforms(
   assistant: Assistant,
 ): Promise<Platforms> {
   const { config, db, clock, logger } = deps;
+  // One flood gate per token, shared by chat replies and the outbox.
+  const telegramTransports = config.telegram ? createTelegramTransports() : undefined;
+  const slackTransports = config.slack ? createSlackTransports() : undefined;
   const telegram = config.telegram
     ? createTelegramBot({
         config: config.telegram,
@@ -69,6 +79,7 @@ export async function createPlatforms(
         clock,
         logger: logger.child({ platform: "telegram" }),
         confirmationMinutes: config.briefing.confirmationMinutes,
+        ...(telegramTransports ? { transports: telegramTransports } : {}),
       })
     : undefined;
   const slack = config.slack
@@ -78,6 +89,7 @@ export async function createPlatforms(
         assistant,
         clock,
         logger: logger.child({ platform: "slack" }),
+        ...(slackTransports ? { transports: slackTransports } : {}),
       })
     : undefined;
   return {
@@ -86,12 +98,17 @@ export async function createPlatforms(
     senders: [telegram?.sender, slack?.sender].filter(
       (sender): sender is PlatformSender => sender !== undefined,
     ),
+    floodGates: [telegramTransports?.gate, slackTransports?.gate].filter(
+      (gate): gate is PlatformTransports["gate"] => gate !== undefined,
+    ),
     async start() {
       await telegram?.start();
       await slack?.start();
     },
     async stop() {
       await Promise.allSettled([telegram?.stop(), slack?.stop()]);
+      telegramTransports?.close();
+      slackTransports?.close();
     },
   };
 }
@@ -127,6 +144,7 @@ export async function startApp(deps: AppDeps): Promise<RunningApp> {
   const metrics = createMetrics({
     db,
     model: core.model,
+    floodGates: platforms.floodGates,
     scheduler: {
       get lastTickAt() {
         return scheduler.lastTickAt;
@@ -258,7 +276,9 @@ async function describeModels(config: AppDeps["config"], fetch: typeof globalThi
           : `legacy mode: ${route.agentic.reason ?? "cannot run agentic briefings"}`
         : "UNREACHABLE: briefings fall back to a plain digest of the receipts until it answers";
     const label = index === 0 ? "  models     " : "             ";
-    return `${label}${route.role.padEnd(12)}${route.model} on ${route.endpoint} (${endpoint?.url ?? "?"})${
+    const spread =
+      route.endpoints.length > 1 ? `, also ${route.endpoints.slice(1).join(", ")} when free` : "";
+    return `${label}${route.role.padEnd(12)}${route.model} on ${route.endpoint} (${endpoint?.url ?? "?"})${spread}${
       route.fallback ? `, fallback ${route.fallback}` : ""
     } — ${reach}`;
   });

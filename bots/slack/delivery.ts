@@ -36,23 +36,58 @@ export interface BriefingPostDeps {
   logger: Logger;
 }
 
-/** Posts the briefing as a thread parent (overflow in the thread) and maps the thread to the run. */
+/** How far an interrupted post got: the parent and the overflow pages already in its thread. */
+export interface PostProgress {
+  channel: string;
+  ts: string;
+  pages: number;
+}
+
+/**
+ * Posts the briefing as a thread parent (overflow in the thread) and maps the thread to the run. With
+ * `resume`, an earlier attempt's parent and pages are kept and only the rest is posted.
+ */
 export async function postBriefing(
   deps: BriefingPostDeps,
   channel: string,
   message: BriefingMessage,
+  options: { resume?: PostProgress | undefined; onProgress?: (progress: PostProgress) => void } = {},
 ): Promise<string> {
   const [parent, ...overflow] = briefingMessages(message);
   if (!parent) throw new Error("briefing rendered to no message");
-  const posted = await deps.client.chat.postMessage({
-    channel,
-    text: parent.text,
-    blocks: parent.blocks,
-    unfurl_links: false,
-  });
-  const ts = posted.ts;
-  const postedChannel = posted.channel ?? channel;
-  if (!ts) throw new Error("chat.postMessage answered without a ts");
+  let progress = options.resume;
+  if (!progress) {
+    const posted = await deps.client.chat.postMessage({
+      channel,
+      text: parent.text,
+      blocks: parent.blocks,
+      unfurl_links: false,
+    });
+    if (!posted.ts) throw new Error("chat.postMessage answered without a ts");
+    progress = { channel: posted.channel ?? channel, ts: posted.ts, pages: 0 };
+    options.onProgress?.(progress);
+    await rememberThread(deps, message, progress);
+  }
+  const { ts, channel: postedChannel } = progress;
+  for (const [index, page] of overflow.entries()) {
+    if (index < progress.pages) continue;
+    await deps.client.chat.postMessage({
+      channel: postedChannel,
+      thread_ts: ts,
+      text: page.text,
+      blocks: page.blocks,
+    });
+    progress = { ...progress, pages: index + 1 };
+    options.onProgress?.(progress);
+  }
+  return ts;
+}
+
+async function rememberThread(
+  deps: BriefingPostDeps,
+  message: BriefingMessage,
+  { channel: postedChannel, ts }: PostProgress,
+): Promise<void> {
   try {
     await findOrCreateConversation(deps.db, {
       userId: message.userId,
@@ -68,35 +103,61 @@ export async function postBriefing(
       "slack: could not record the briefing thread",
     );
   }
-  for (const page of overflow) {
-    await deps.client.chat.postMessage({
-      channel: postedChannel,
-      thread_ts: ts,
-      text: page.text,
-      blocks: page.blocks,
-    });
-  }
-  return ts;
 }
+
+/** A briefing half posted when its attempt failed is resumed by a retry within the slot's window. */
+const PROGRESS_KEPT_MS = 3 * 3_600_000;
 
 /**
  * The outbox's way to Slack. `target` is the identity's DM channel (D…), the configured channel, or a Slack
- * user id whose DM is opened first. Errors become `DeliveryError`s: permanent ones are never retried, rate limits
- * carry `retryAfterMs`. The client should reject rate-limited calls rather than wait, so the outbox decides.
+ * user id whose DM is opened first. Slack's answers become `DeliveryError`s: permanent ones are never
+ * retried, rate limits carry `retryAfterMs` (the client rejects rate-limited calls rather than wait, so the
+ * outbox decides). A network failure while posting is passed on with its cause, so the outbox can tell
+ * whether the post reached Slack; one while opening the DM is harmless to retry and says so.
  */
 export function createSlackSender(options: BriefingPostDeps): PlatformSender {
+  const progress = new Map<string, { post: PostProgress; at: number }>();
   return {
     platform: "slack",
     async deliver(target, message) {
+      const now = options.clock.now().getTime();
+      for (const [key, entry] of progress) if (entry.at < now - PROGRESS_KEPT_MS) progress.delete(key);
+      let channel: string;
       try {
-        const channel = isUserId(target) ? await dmChannelFor(options, target) : target;
-        const ts = await postBriefing(options, channel, message);
+        channel = isUserId(target) ? await dmChannelFor(options, target) : target;
+      } catch (error) {
+        // conversations.open posts nothing; repeating it is always safe.
+        throw isNetworkError(error)
+          ? new DeliveryError(`slack: ${errorMessage(error)}`, false, undefined, { cause: error })
+          : toDeliveryError(error);
+      }
+      const key = `${channel}:${message.runId}`;
+      try {
+        const ts = await postBriefing(options, channel, message, {
+          resume: progress.get(key)?.post,
+          onProgress: (post) => progress.set(key, { post, at: now }),
+        });
+        progress.delete(key);
         return { platformMessageId: ts };
       } catch (error) {
-        throw toDeliveryError(error);
+        if (isNetworkError(error)) {
+          throw new Error(`slack network error: ${errorMessage(error)}`, { cause: error });
+        }
+        const failure = toDeliveryError(error);
+        if (failure.permanent) progress.delete(key);
+        throw failure;
       }
     },
   };
+}
+
+/** The request failed on the way (no answer from Slack): the Web API client's request error. */
+function isNetworkError(error: unknown): boolean {
+  return error instanceof webApi.WebAPIRequestError;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 export function toDeliveryError(error: unknown): DeliveryError {

@@ -29,6 +29,17 @@ import { registerMessages } from "./messages.ts";
 
 export const SLACK_EVENTS_PATH = "/slack/events";
 
+/**
+ * The `fetch` functions of the app's Web API clients. The composition root passes ones that share the
+ * token's flood gate (a `ratelimited` 429 pauses that method, or that channel, for every caller) and, for
+ * the outbox, a transport that knows whether a failed request reached Slack
+ * (`src/delivery/platform-transports.ts`). Without them the global fetch is used, with no gate.
+ */
+export interface SlackTransports {
+  fetch: typeof fetch;
+  deliveryFetch: typeof fetch;
+}
+
 export interface SlackAppOptions {
   config: SlackConfig;
   db: Database;
@@ -37,6 +48,7 @@ export interface SlackAppOptions {
   logger?: Logger;
   /** Web API retries for listener calls (rate limits wait `Retry-After`). Default: 3 retries, ≤ 10 s apart. */
   retryConfig?: webApi.RetryOptions;
+  transports?: SlackTransports;
 }
 
 export interface SlackApp {
@@ -56,6 +68,9 @@ export interface SlackApp {
 /** Slack retries an event for minutes, not days; older claims only take up space. */
 const PROCESSED_EVENT_RETENTION_MS = 24 * 3_600_000;
 
+/** The outbox client's deadline per call; the delivery transport's own is shorter still. */
+const DELIVERY_TIMEOUT_MS = 60_000;
+
 const DEFAULT_RETRY: webApi.RetryOptions = {
   retries: 3,
   factor: 2,
@@ -70,10 +85,12 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
   const logger = options.logger ?? silentLogger;
   const socketMode = config.appToken !== undefined;
   const slackLogger = boltLogger(logger);
+  const transports = options.transports;
   const clientOptions: webApi.WebClientOptions = {
     slackApiUrl: config.apiUrl,
     retryConfig: options.retryConfig ?? DEFAULT_RETRY,
     rejectRateLimitedCalls: false,
+    ...(transports ? { fetch: transports.fetch as webApi.FetchFunction } : {}),
   };
   const receiver = socketMode
     ? undefined
@@ -128,7 +145,9 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
     slackApiUrl: config.apiUrl,
     rejectRateLimitedCalls: true,
     retryConfig: { retries: 0 },
+    timeout: DELIVERY_TIMEOUT_MS,
     logger: slackLogger,
+    ...(transports ? { fetch: transports.deliveryFetch as webApi.FetchFunction } : {}),
   });
   const sender = createSlackSender({ client: senderClient, db, clock, logger });
 

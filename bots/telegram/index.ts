@@ -12,7 +12,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { autoRetry } from "@grammyjs/auto-retry";
-import { Api, Bot, webhookCallback } from "grammy";
+import { Api, type ApiClientOptions, Bot, webhookCallback } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import type { Database } from "../../db/client.ts";
 import type { TelegramConfig } from "../../src/config/config.ts";
@@ -35,6 +35,17 @@ export interface TelegramRetryOptions {
   maxDelaySeconds?: number;
 }
 
+/**
+ * The `fetch` functions the bot's two API clients use. The composition root passes ones that share the
+ * token's flood gate (a 429's retry_after pauses every send it covers) and, for the outbox, a transport
+ * that knows whether a failed request reached Telegram (`src/delivery/platform-transports.ts`).
+ * Without them grammY's own fetch is used: no gate, and network failures count as "outcome unknown".
+ */
+export interface TelegramTransports {
+  fetch: typeof fetch;
+  deliveryFetch: typeof fetch;
+}
+
 export interface TelegramBotOptions {
   config: TelegramConfig;
   db: Database;
@@ -46,6 +57,7 @@ export interface TelegramBotOptions {
   retry?: TelegramRetryOptions;
   /** Skips `getMe` (tests, or a caller that already knows the bot). */
   botInfo?: UserFromGetMe;
+  transports?: TelegramTransports;
 }
 
 export type WebhookHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
@@ -66,11 +78,20 @@ export interface TelegramBot {
 
 /** grammY answers a webhook within this; our handlers run detached, so it is only a backstop. */
 const WEBHOOK_TIMEOUT_MS = 9_000;
+/** grammY's own deadline for an outbox call (its default is 500 s); the transport's is shorter still. */
+const DELIVERY_TIMEOUT_SECONDS = 60;
+
+/** grammY types `fetch` as node-fetch's; ours is the standard one it also accepts at runtime. */
+const asGrammyFetch = (fetch: typeof globalThis.fetch) => fetch as unknown as ApiClientOptions["fetch"];
 
 export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
   const { config, db, assistant, clock } = options;
   const logger = options.logger ?? silentLogger;
-  const client = { apiRoot: config.apiRoot };
+  const transports = options.transports;
+  const client: ApiClientOptions = {
+    apiRoot: config.apiRoot,
+    ...(transports ? { fetch: asGrammyFetch(transports.fetch) } : {}),
+  };
   const bot = new Bot<BotContext>(config.token, {
     client,
     ...(options.botInfo ? { botInfo: options.botInfo } : {}),
@@ -81,7 +102,11 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
   bot.api.config.use(autoRetry({ maxRetryAttempts, maxDelaySeconds, rethrowHttpErrors: true }));
 
   // The outbox retries deliveries with its own backoff, so its API waits out rate limits only.
-  const deliveryApi = new Api(config.token, client);
+  const deliveryApi = new Api(config.token, {
+    apiRoot: config.apiRoot,
+    timeoutSeconds: DELIVERY_TIMEOUT_SECONDS,
+    ...(transports ? { fetch: asGrammyFetch(transports.deliveryFetch) } : {}),
+  });
   deliveryApi.config.use(
     autoRetry({
       maxRetryAttempts,

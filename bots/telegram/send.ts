@@ -2,7 +2,7 @@
  * Posting pieces to Telegram without losing them: HTML first, plain text when Telegram cannot parse the
  * HTML, replies that survive a deleted parent, and Telegram errors translated for the delivery outbox.
  */
-import { type Api, GrammyError, HttpError } from "grammy";
+import { type Api, GrammyError } from "grammy";
 import type { InlineKeyboardMarkup } from "grammy/types";
 import { DeliveryError } from "../../src/core/assistant.ts";
 import type { Piece } from "./format.ts";
@@ -87,7 +87,8 @@ export async function editPiece(
 
 /**
  * Telegram's answer as the outbox needs it: blocked users and vanished chats are permanent (never retried),
- * rate limits carry their wait, server and network trouble is transient.
+ * rate limits carry their wait, server errors are transient. Network failures are not answers: the sender
+ * passes them on with their cause, so the outbox can tell whether the request reached Telegram.
  */
 export function toDeliveryError(error: unknown): DeliveryError {
   if (error instanceof DeliveryError) return error;
@@ -103,9 +104,6 @@ export function toDeliveryError(error: unknown): DeliveryError {
       return new DeliveryError(message, true, undefined, { cause: error });
     }
     return new DeliveryError(message, false, undefined, { cause: error });
-  }
-  if (error instanceof HttpError) {
-    return new DeliveryError(`telegram network error: ${error.message}`, false, undefined, { cause: error });
   }
   const detail = error instanceof Error ? error.message : String(error);
   return new DeliveryError(`telegram delivery failed: ${detail}`, false, undefined, { cause: error });

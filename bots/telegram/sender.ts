@@ -1,6 +1,8 @@
 /**
  * The outbox's Telegram sender: posts a generated briefing to a chat, records its messages as the run's
- * reply chain, and reports failures as `DeliveryError`s the outbox can act on.
+ * reply chain, and reports failures so the outbox can act on them: Telegram's answers as `DeliveryError`s
+ * (permanent, or transient with retry_after), network failures as errors whose cause chain tells whether
+ * the request reached Telegram (the outbox retries only those that certainly did not).
  */
 import { type Api, HttpError } from "grammy";
 import type { Database } from "../../db/client.ts";
@@ -11,8 +13,8 @@ import { postBriefing } from "./post.ts";
 import { toDeliveryError } from "./send.ts";
 import { rememberRunMessages } from "./thread-map.ts";
 
-/** Failures that happen before a request leaves the machine: retrying cannot post a duplicate. */
-const REFUSED_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+/** A briefing half posted when its attempt failed is resumed by a retry within the slot's window. */
+const PARTIAL_KEPT_MS = 3 * 3_600_000;
 
 export function createTelegramSender(deps: {
   api: Api;
@@ -21,22 +23,27 @@ export function createTelegramSender(deps: {
   logger?: TelegramLogger;
 }): PlatformSender {
   // A briefing split over several messages that failed half-way resumes where it stopped on the retry.
-  const partial = new Map<string, number[]>();
+  const partial = new Map<string, { ids: number[]; at: number }>();
+  const forgetOldPartials = (now: number) => {
+    for (const [key, entry] of partial) if (entry.at < now - PARTIAL_KEPT_MS) partial.delete(key);
+  };
 
   return {
     platform: "telegram",
     async deliver(target: string, message: BriefingMessage): Promise<DeliveryReceipt> {
       const key = `${target}:${message.runId}`;
+      const now = deps.clock.now().getTime();
+      forgetOldPartials(now);
       let ids: number[];
       try {
         ids = await postBriefing(deps.api, target, message, {
-          alreadySent: partial.get(key) ?? [],
-          onPosted: (posted) => partial.set(key, [...posted]),
+          alreadySent: partial.get(key)?.ids ?? [],
+          onPosted: (posted) => partial.set(key, { ids: [...posted], at: now }),
         });
       } catch (error) {
-        if (error instanceof HttpError && !wasRefused(error.error)) {
-          // The request may have reached Telegram: let the outbox treat the outcome as unknown.
-          throw new Error(`telegram delivery outcome unknown: ${error.message}`, { cause: error.error });
+        if (error instanceof HttpError) {
+          // Whether it reached Telegram is in the chain (the transport's code, or the socket error).
+          throw new Error(`telegram network error: ${networkDetail(error)}`, { cause: error });
         }
         const failure = toDeliveryError(error);
         if (failure.permanent) partial.delete(key);
@@ -65,12 +72,8 @@ export function createTelegramSender(deps: {
   };
 }
 
-function wasRefused(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
-    const code = (current as NodeJS.ErrnoException).code;
-    if (code && REFUSED_CODES.has(code)) return true;
-    current = current.cause;
-  }
-  return false;
+/** grammY's HttpError says only "Network request for 'sendMessage' failed!"; the fetch error says why. */
+function networkDetail(error: HttpError): string {
+  const inner = error.error;
+  return inner instanceof Error ? `${error.message} ${inner.message}` : error.message;
 }

@@ -8,9 +8,14 @@
  *   - { name: gpu1, url: "http://10.0.0.5:11435" }
  * routes:
  *   interactive: { endpoint: gpu0, model: "qwen2.5:7b", keep_alive: -1 }
- *   briefing:    { endpoint: gpu1, model: "qwen2.5:7b", fallback: gpu0, num_ctx: 16384 }
- *   background:  { endpoint: gpu1, model: "qwen2.5:3b" }
+ *   briefing:    { endpoints: [gpu1, gpu0], model: "qwen2.5:7b" }   # or { endpoint: gpu1, spill: true, … }
+ *   background:  { endpoint: gpu1, model: "qwen2.5:3b", fallback: gpu0 }
  * ```
+ *
+ * `endpoints` (or `spill: true`, meaning every endpoint, the route's own first) lets briefing and background
+ * work take whichever listed endpoint is free; `fallback` is used only when the route's endpoints fail.
+ * Work spread onto another endpoint must use the model and `num_ctx` of whatever else runs there, or
+ * Ollama would reload a model at every switch; the schema refuses a config that breaks this.
  */
 import { z } from "zod";
 import type { ModelRole } from "../core/model.ts";
@@ -41,7 +46,17 @@ const EndpointSchema = z.object({
 
 const RouteSchema = z.object(
   {
-    endpoint: z.string({ error: "must name an endpoint" }).min(1, { error: "must name an endpoint" }),
+    endpoint: z
+      .string({ error: "must name an endpoint" })
+      .min(1, { error: "must name an endpoint" })
+      .optional(),
+    endpoints: z
+      .array(z.string({ error: "must name an endpoint" }).min(1, { error: "must name an endpoint" }), {
+        error: "must be a list of endpoint names",
+      })
+      .min(1, { error: "must name at least one endpoint" })
+      .optional(),
+    spill: z.boolean({ error: "must be true or false" }).optional(),
     model: z.string({ error: "must be a model name" }).min(1, { error: "must be a model name" }),
     fallback: z
       .string({ error: "must name an endpoint" })
@@ -98,30 +113,111 @@ export function refineModelRoutes(file: ModelRoutesFileShape, context: z.Refinem
     context.addIssue({ code: "custom", path: ["routes"], message: "is required when endpoints are defined" });
   }
   if (!file.routes) return;
+  const routes = file.routes;
   for (const role of MODEL_ROLES) {
-    const route = file.routes[role];
-    if (!seen.has(route.endpoint)) {
+    const route = routes[role];
+    const issue = (field: string, message: string, index?: number) =>
       context.addIssue({
         code: "custom",
-        path: ["routes", role, "endpoint"],
-        message: `"${route.endpoint}" is not a defined endpoint`,
+        path: ["routes", role, field, ...(index === undefined ? [] : [index])],
+        message,
       });
+    if (route.endpoint === undefined && route.endpoints === undefined) {
+      issue("endpoint", "is required (or list the route's endpoints under `endpoints`)");
+      continue;
     }
+    if (route.endpoints !== undefined && route.spill !== undefined) {
+      issue("spill", "cannot be combined with `endpoints`; the list already says where the work may run");
+    }
+    if (
+      route.endpoint !== undefined &&
+      route.endpoints !== undefined &&
+      route.endpoints[0] !== route.endpoint
+    ) {
+      issue("endpoints", `must start with the route's endpoint "${route.endpoint}"`);
+    }
+    if (role === "interactive" && ((route.endpoints?.length ?? 0) > 1 || route.spill === true)) {
+      issue(
+        route.spill === true ? "spill" : "endpoints",
+        "interactive work keeps one endpoint, so a question never queues behind briefings; use `fallback` for failover",
+      );
+    }
+    if (route.endpoint !== undefined && !seen.has(route.endpoint)) {
+      issue("endpoint", `"${route.endpoint}" is not a defined endpoint`);
+    }
+    const listed = new Set<string>();
+    route.endpoints?.forEach((name, index) => {
+      if (!seen.has(name)) issue("endpoints", `"${name}" is not a defined endpoint`, index);
+      else if (listed.has(name)) issue("endpoints", `"${name}" is listed twice`, index);
+      listed.add(name);
+    });
     if (route.fallback === undefined) continue;
+    const placement = placementOf(route, endpoints);
     if (!seen.has(route.fallback)) {
-      context.addIssue({
-        code: "custom",
-        path: ["routes", role, "fallback"],
-        message: `"${route.fallback}" is not a defined endpoint`,
-      });
-    } else if (route.fallback === route.endpoint) {
-      context.addIssue({
-        code: "custom",
-        path: ["routes", role, "fallback"],
-        message: `"${route.fallback}" is the route's own endpoint; name a different one`,
-      });
+      issue("fallback", `"${route.fallback}" is not a defined endpoint`);
+    } else if (placement[0] === route.fallback) {
+      issue("fallback", `"${route.fallback}" is the route's own endpoint; name a different one`);
+    } else if (placement.includes(route.fallback)) {
+      issue("fallback", `"${route.fallback}" is already one of the route's endpoints; name a different one`);
     }
   }
+  refineSharedEndpoints(endpoints, routes, context);
+}
+
+/**
+ * Work spread onto an endpoint must run the model, with the num_ctx, of everything else that runs there:
+ * Ollama reloads (or loads a second copy of) a model whenever either changes, which would cost the chat
+ * endpoint seconds at every switch.
+ */
+function refineSharedEndpoints(
+  endpoints: Array<{ name: string }>,
+  routes: NonNullable<ModelRoutesFileShape["routes"]>,
+  context: z.RefinementCtx,
+): void {
+  const placements = MODEL_ROLES.map((role) => {
+    const route = routes[role];
+    return {
+      role,
+      model: route.model,
+      numCtx: route.num_ctx ?? DEFAULT_NUM_CTX,
+      primary: route.endpoints?.[0] ?? route.endpoint,
+      // Interactive spreading is refused above; reporting its clashes too would only repeat that.
+      spread: role === "interactive" ? [] : placementOf(route, endpoints).slice(1),
+    };
+  });
+  for (const spreading of placements) {
+    for (const endpoint of spreading.spread) {
+      const clash = placements.find(
+        (other) =>
+          other.role !== spreading.role &&
+          (other.primary === endpoint || other.spread.includes(endpoint)) &&
+          (other.model !== spreading.model || other.numCtx !== spreading.numCtx),
+      );
+      if (!clash) continue;
+      context.addIssue({
+        code: "custom",
+        path: ["routes", spreading.role, routes[spreading.role].spill ? "spill" : "endpoints"],
+        message:
+          `spreads ${spreading.model} (num_ctx ${spreading.numCtx}) onto "${endpoint}", where routes.${clash.role} ` +
+          `runs ${clash.model} (num_ctx ${clash.numCtx}); use the same model and num_ctx, or Ollama reloads the model at every switch`,
+      });
+      break;
+    }
+  }
+}
+
+/** Where a route's work may run, its own endpoint first; `spill` adds every other endpoint in file order. */
+function placementOf(
+  route: { endpoint?: string | undefined; endpoints?: string[] | undefined; spill?: boolean | undefined },
+  endpoints: Array<{ name: string }>,
+): string[] {
+  if (route.endpoints) return route.endpoints;
+  if (route.endpoint === undefined) return [];
+  if (!route.spill) return [route.endpoint];
+  return [
+    route.endpoint,
+    ...endpoints.map((endpoint) => endpoint.name).filter((name) => name !== route.endpoint),
+  ];
 }
 
 /** The `endpoints`/`routes` keys of `BRIEFBOT_CONFIG`, each optional at file level. */
@@ -141,7 +237,10 @@ export interface ResolvedEndpoint {
 
 export interface ResolvedRoute {
   role: ModelRole;
+  /** The route's own endpoint: `endpoints[0]`. */
   endpoint: string;
+  /** Where the work may run, in order of preference (work-conserving: a free one is taken). */
+  endpoints: string[];
   model: string;
   fallback?: string;
   numCtx: number;
@@ -168,6 +267,7 @@ export function resolveModelRoutes(
     const route = (role: ModelRole): ResolvedRoute => ({
       role,
       endpoint: "default",
+      endpoints: ["default"],
       model: env.model,
       numCtx: DEFAULT_NUM_CTX,
     });
@@ -181,11 +281,15 @@ export function resolveModelRoutes(
     };
   }
   const routes = file.routes;
+  const definedEndpoints = file.endpoints ?? [];
   const resolve = (role: ModelRole): ResolvedRoute => {
     const route = routes[role];
+    const placement = placementOf(route, definedEndpoints);
+    const [endpoint = ""] = placement;
     return {
       role,
-      endpoint: route.endpoint,
+      endpoint,
+      endpoints: placement,
       model: route.model,
       ...(route.fallback === undefined ? {} : { fallback: route.fallback }),
       numCtx: route.num_ctx ?? DEFAULT_NUM_CTX,

@@ -5,7 +5,12 @@ import type { Logger } from "../core/logger.ts";
 /** The logger, every method optional so a test can pass `{}`. */
 export type OpsLogger = Partial<Logger>;
 
-export type DeliveryOutcome = "sent" | "retry" | "failed";
+/**
+ * How one send attempt ended: posted; certainly not posted (refused connection, reset before the request
+ * was written, a 5xx or 429 answer) and so safe to retry; maybe posted (timeout or connection lost after
+ * the request went out) and so never re-sent; or refused for good (blocked, chat gone).
+ */
+export type DeliveryOutcome = "sent" | "not_sent" | "unknown" | "refused";
 
 /** Metric hooks; `src/server/metrics.ts` implements them. Observers must not throw. */
 export interface DeliveryObserver {

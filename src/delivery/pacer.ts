@@ -12,8 +12,12 @@ export interface PacerLimits {
   perKeyPerSecond: number;
 }
 
-/** Telegram Bot API FAQ: ~30 messages/s in bulk, about 1/s per chat. 28 leaves room for event-loop jitter. */
-export const TELEGRAM_LIMITS: PacerLimits = { globalPerSecond: 28, perKeyPerSecond: 1 };
+/**
+ * Telegram Bot API FAQ: ~30 messages/s in bulk, about 1/s per chat. The outbox keeps to 23/s: the flood
+ * gate holds all traffic to 25/s (room for jitter between our clock and Telegram's arrivals), and the
+ * difference stays free for chat replies during a morning rush.
+ */
+export const TELEGRAM_LIMITS: PacerLimits = { globalPerSecond: 23, perKeyPerSecond: 1 };
 /** Slack chat.postMessage: about 1/s per channel; the workspace-wide limit is unpublished, so stay modest. */
 export const SLACK_LIMITS: PacerLimits = { globalPerSecond: 10, perKeyPerSecond: 1 };
 

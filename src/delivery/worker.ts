@@ -8,10 +8,13 @@
  * - a row found in `sending` without a message id after `interruptedAfterMs` belonged to a process that
  *   died mid-call. Telegram and Slack take no idempotency key and offer no "did this post arrive?" lookup,
  *   so it is failed ("interrupted mid-send; not re-sent to avoid a duplicate"), never re-sent;
- * - a `DeliveryError` means the platform answered and did not post: transient ones are retried with
- *   backoff (honouring `retryAfterMs`), permanent ones fail the row with the platform's reason;
- * - any other error leaves the outcome unknown (the request may have reached the platform) and fails
- *   the row the same way, except connection errors raised before a byte was sent, which are retried.
+ * - a send that certainly did not reach the platform (a `DeliveryError` answer such as 5xx or 429, or a
+ *   network failure before the request was written: see `send-outcome.ts`) is retried with backoff
+ *   (honouring `retryAfterMs`) until the slot's window closes; a permanent refusal fails the row with the
+ *   platform's reason;
+ * - any other error leaves the outcome unknown (the request may have reached the platform): the row is
+ *   failed as "send outcome unknown", never re-sent. Keep-alive connections, a request timeout and a
+ *   bounded number of sends in flight (the platform transports) keep this rare; `/metrics` counts both.
  */
 import type { Database } from "../../db/client.ts";
 import {
@@ -32,13 +35,15 @@ import { getRun } from "../../db/queries/runs.ts";
 import { scheduledRunsInStates, transitionRun } from "../../db/queries/schedule.ts";
 import { getUser } from "../../db/queries/users.ts";
 import type { BriefingRun, Delivery } from "../../db/schema/index.ts";
-import { type BriefingMessage, DeliveryError, type PlatformSender } from "../core/assistant.ts";
+import type { BriefingMessage, PlatformSender } from "../core/assistant.ts";
 import type { Clock } from "../core/clock.ts";
 import { formatLocal } from "../core/local-time.ts";
 import { DEFAULT_STALE_AFTER_MINUTES, slotOccurrence } from "../scheduler/slot-time.ts";
 import { loadBriefingMessage, UndeliverableRunError } from "./briefing-message.ts";
 import { type DeliveryObserver, notify, type OpsLogger } from "./hooks.ts";
 import { createPacer, type Pacer, SLACK_LIMITS, TELEGRAM_LIMITS } from "./pacer.ts";
+import { createSemaphore, type Semaphore } from "./semaphore.ts";
+import { classifySendFailure, type SendFailure } from "./send-outcome.ts";
 import { settleRun } from "./settle-run.ts";
 
 export const NO_PLATFORM_REASON = "no platform linked; see briefbot receipts";
@@ -48,16 +53,21 @@ export interface DeliveryWorkerOptions {
   clock: Clock;
   /** One per configured platform; a user linked on a platform without a sender gets a failed row. */
   senders: PlatformSender[];
-  /** Default: Telegram 28/s global (under its ~30/s) and 1/s per chat; Slack 10/s and 1/s per channel. */
+  /** Default: Telegram 23/s global (under its ~30/s) and 1/s per chat; Slack 10/s and 1/s per channel. */
   pacers?: Partial<Record<PlatformSender["platform"], Pacer>>;
   /** Post every Slack briefing here instead of each user's DM (SLACK_CHANNEL). */
   slackChannel?: string | undefined;
   staleAfterMinutes?: number;
-  /** Attempts before a transiently failing row is given up. Default 8. */
+  /**
+   * Attempts before a row that keeps failing without reaching the platform is given up; the slot's
+   * window usually ends it first. Default 30.
+   */
   maxAttempts?: number;
-  /** First retry delay; doubles per attempt up to `maxBackoffMs`. Default 30 s, cap 10 min. */
+  /** First retry delay; doubles per attempt up to `maxBackoffMs`. Default 1 s, cap 5 min. */
   baseBackoffMs?: number;
   maxBackoffMs?: number;
+  /** Platform calls in flight at once, per platform. Default 16. */
+  maxConcurrentSends?: number;
   /** A `sending` row older than this is considered orphaned by a dead process. Default 5 min. */
   interruptedAfterMs?: number;
   logger?: OpsLogger;
@@ -82,27 +92,21 @@ export interface DeliveryWorker {
   readonly platforms: DeliveryPlatform[];
 }
 
-const RETRYABLE_CONNECTION_CODES = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-]);
-
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { db, clock } = options;
   const logger = options.logger ?? {};
   const observer = options.observer ?? {};
   const staleAfterMinutes = options.staleAfterMinutes ?? DEFAULT_STALE_AFTER_MINUTES;
-  const maxAttempts = options.maxAttempts ?? 8;
-  const baseBackoffMs = options.baseBackoffMs ?? 30_000;
-  const maxBackoffMs = options.maxBackoffMs ?? 600_000;
+  const maxAttempts = options.maxAttempts ?? 30;
+  const baseBackoffMs = options.baseBackoffMs ?? 1_000;
+  const maxBackoffMs = options.maxBackoffMs ?? 300_000;
   const interruptedAfterMs = options.interruptedAfterMs ?? 300_000;
   const monotonicNow = options.monotonicNow ?? (() => performance.now());
   const senders = new Map(options.senders.map((sender) => [sender.platform, sender]));
   const pacers = new Map<string, Pacer>();
+  const sendSlots = new Map<string, Semaphore>();
   for (const sender of options.senders) {
+    sendSlots.set(sender.platform, createSemaphore(options.maxConcurrentSends ?? 16));
     pacers.set(
       sender.platform,
       options.pacers?.[sender.platform] ??
@@ -190,6 +194,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   }
 
   async function runDue(): Promise<void> {
+    await startDue();
+    await Promise.all([...inFlight.values()]);
+  }
+
+  /** Starts a send for every due row not already in flight; does not wait for the sends. */
+  async function startDue(): Promise<void> {
     for (;;) {
       const due = await dueDeliveries(db, {
         now: clock.now(),
@@ -207,7 +217,6 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         inFlight.set(row.id, sending);
       }
     }
-    await Promise.all([...inFlight.values()]);
   }
 
   const messages = new Map<
@@ -246,9 +255,23 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       return;
     }
     await pacer.acquire(row.target);
-    const attempt = await startDeliveryAttempt(db, row.id, clock.now());
-    if (!attempt) return;
-    await pacer.beforeSend();
+    const slots = sendSlots.get(row.platform);
+    const releaseSlot = await slots?.acquire();
+    try {
+      const attempt = await startDeliveryAttempt(db, row.id, clock.now());
+      if (!attempt) return;
+      await pacer.beforeSend();
+      await deliverRow(attempt, sender, prepared);
+    } finally {
+      releaseSlot?.();
+    }
+  }
+
+  async function deliverRow(
+    row: Delivery,
+    sender: PlatformSender,
+    prepared: Awaited<ReturnType<typeof messageFor>>,
+  ): Promise<void> {
     const started = monotonicNow();
     const seconds = () => (monotonicNow() - started) / 1000;
     try {
@@ -263,20 +286,21 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         observer.deliveryLag?.(row.platform, Math.max(0, (sentAt.getTime() - occurrenceStart) / 1000)),
       );
     } catch (error) {
-      const outcome = await recordFailure(attempt, error, prepared.notAfter);
-      notify(() => observer.deliveryAttempt?.(row.platform, seconds(), outcome));
-      if (outcome === "retry") return;
+      const failure = classifySendFailure(error);
+      notify(() => observer.deliveryAttempt?.(row.platform, seconds(), failure.kind));
+      if (await recordFailure(row, failure, prepared.notAfter)) return;
     }
     await settleRun(db, row.runId, clock.now());
   }
 
+  /** Records a failed attempt; true when the row will be retried. */
   async function recordFailure(
     row: Delivery,
-    error: unknown,
+    failure: SendFailure,
     notAfter: Date | undefined,
-  ): Promise<"retry" | "failed"> {
+  ): Promise<boolean> {
     const now = clock.now();
-    const text = errorText(error);
+    const text = failure.reason;
     const log = {
       deliveryId: row.id,
       runId: row.runId,
@@ -284,37 +308,42 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       attempt: row.attempts,
       error: text,
     };
-    if (error instanceof DeliveryError && error.permanent) {
+    if (failure.kind === "refused") {
       await markDeliveryFailed(db, row.id, text);
       logger.warn?.(log, "delivery refused permanently");
-      return "failed";
+      return false;
     }
-    if (!(error instanceof DeliveryError) && !isConnectionRefusal(error)) {
+    if (failure.kind === "unknown") {
       await markDeliveryFailed(
         db,
         row.id,
         `send outcome unknown (${text}); not re-sent to avoid a duplicate`,
       );
       logger.error?.(log, "delivery outcome unknown; not retried");
-      return "failed";
+      return false;
     }
     if (row.attempts >= maxAttempts) {
       await markDeliveryFailed(db, row.id, `gave up after ${row.attempts} attempts: ${text}`);
       logger.warn?.(log, "delivery gave up");
-      return "failed";
+      return false;
     }
-    const backoff = Math.min(maxBackoffMs, baseBackoffMs * 2 ** Math.max(0, row.attempts - 1));
-    const retryAfter = error instanceof DeliveryError ? (error.retryAfterMs ?? 0) : 0;
+    // A connection that broke before the request left is most often a stale keep-alive socket: the first
+    // retry goes at once, on a fresh one. Platform answers (5xx, 429) and repeats back off.
+    const backoff =
+      !failure.answered && row.attempts === 1
+        ? 0
+        : Math.min(maxBackoffMs, baseBackoffMs * 2 ** Math.max(0, row.attempts - 1));
+    const retryAfter = failure.retryAfterMs ?? 0;
     const nextAttemptAt = new Date(now.getTime() + Math.max(backoff, retryAfter));
     if (notAfter && nextAttemptAt > notAfter) {
       await markDeliveryFailed(db, row.id, `missed window while retrying: ${text}`);
       logger.warn?.(log, "delivery window closed while retrying");
-      return "failed";
+      return false;
     }
     await markDeliveryRetry(db, row.id, text, nextAttemptAt);
-    logger.info?.({ ...log, nextAttemptAt }, "delivery will be retried");
+    logger.info?.({ ...log, nextAttemptAt }, "delivery will be retried (it never reached the platform)");
     setTimeout(kick, Math.max(0, nextAttemptAt.getTime() - now.getTime())).unref();
-    return "retry";
+    return true;
   }
 
   async function recover(): Promise<void> {
@@ -337,12 +366,16 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     for (const runId of orphaned) await settleRun(db, runId, now);
   }
 
+  /**
+   * Looks for due rows now (or once more after the look in progress). New rows start while earlier sends
+   * are still in flight: one slow send never holds back the briefings generated after it.
+   */
   function kick(): void {
     if (pass) {
       passRequested = true;
       return;
     }
-    pass = runDue()
+    pass = startDue()
       .catch((error: unknown) => logger.error?.({ error: errorText(error) }, "delivery pass failed"))
       .finally(() => {
         pass = undefined;
@@ -364,15 +397,4 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** Errors raised before the request left this machine: safe to retry without risking a duplicate. */
-function isConnectionRefusal(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current instanceof Error; depth += 1) {
-    const code = (current as NodeJS.ErrnoException).code;
-    if (code && RETRYABLE_CONNECTION_CODES.has(code)) return true;
-    current = current.cause;
-  }
-  return false;
 }

@@ -1,4 +1,5 @@
 export { DEFAULT_RETRY, type RetryPolicy, type Sleep } from "./backoff.ts";
+export type { Utilisation } from "./busy-meter.ts";
 export {
   agenticProblem,
   capabilitiesFromShow,
@@ -6,7 +7,13 @@ export {
   parseParameterSize,
   SMALLEST_AGENTIC_PARAMETERS,
 } from "./capabilities.ts";
-export { EndpointQueue, type EndpointQueueStats, type QueueSlot, type WaitTotals } from "./endpoint-queue.ts";
+export {
+  EndpointPool,
+  type EndpointStats,
+  type Lease,
+  type LeaseRequest,
+  type WaitTotals,
+} from "./endpoint-pool.ts";
 export type { EndpointInspection, LoadedModel, ModelsInspection, RouteInspection } from "./inspect.ts";
 export { estimatePromptTokens, looksTruncated } from "./prompt-size.ts";
 export {

@@ -2,7 +2,7 @@ import type { Ollama } from "ollama";
 import type { ResolvedEndpoint, ResolvedModelRoutes } from "../config/model-routes.ts";
 import type { AgenticVerdict, ModelRole } from "../core/model.ts";
 import type { ModelCapabilities } from "./capabilities.ts";
-import type { EndpointQueueStats } from "./endpoint-queue.ts";
+import type { EndpointStats } from "./endpoint-pool.ts";
 
 export interface LoadedModel {
   name: string;
@@ -21,12 +21,14 @@ export interface EndpointInspection {
   error: string | null;
   /** From `/api/ps`. */
   loaded: LoadedModel[];
-  queue: EndpointQueueStats;
+  queue: EndpointStats;
 }
 
 export interface RouteInspection {
   role: ModelRole;
   endpoint: string;
+  /** Every endpoint the route's work may run on, its own first. */
+  endpoints: string[];
   fallback: string | null;
   model: string;
   numCtx: number;
@@ -47,7 +49,7 @@ export interface InspectDeps {
   client(endpoint: ResolvedEndpoint): Ollama;
   capabilities(endpoint: string, model: string): Promise<ModelCapabilities>;
   canRunAgentic(role: ModelRole): Promise<AgenticVerdict>;
-  stats(endpoint: string): EndpointQueueStats;
+  stats(endpoint: string): EndpointStats;
 }
 
 export async function inspectModels(deps: InspectDeps): Promise<ModelsInspection> {
@@ -66,6 +68,7 @@ export async function inspectModels(deps: InspectDeps): Promise<ModelsInspection
       return {
         role: route.role,
         endpoint: route.endpoint,
+        endpoints: route.endpoints,
         fallback: route.fallback ?? null,
         model: route.model,
         numCtx: route.numCtx,

@@ -9,9 +9,10 @@ import {
   ModelError,
   type ModelRole,
 } from "../core/model.ts";
+import { AffinityMemory, affinityKey } from "./affinity.ts";
 import { abortableSleep, backoffDelay, DEFAULT_RETRY, type RetryPolicy, type Sleep } from "./backoff.ts";
 import { agenticProblem, capabilitiesFromShow, type ModelCapabilities } from "./capabilities.ts";
-import { EndpointQueue, type EndpointQueueStats } from "./endpoint-queue.ts";
+import { EndpointPool, type EndpointStats } from "./endpoint-pool.ts";
 import { inspectModels, type ModelsInspection, ollamaErrorText } from "./inspect.ts";
 import { AttemptError, type AttemptFailure, type StreamChatOutcome, streamChat } from "./ollama-stream.ts";
 import { estimatePromptTokens, looksTruncated } from "./prompt-size.ts";
@@ -33,6 +34,7 @@ export type ModelEvent =
       delayMs: number;
       error: string;
     }
+  /** The work moved on after `from` failed: to a fallback, or to another endpoint the route lists. */
   | { type: "fallback"; role: ModelRole; from: string; to: string; model: string }
   | { type: "finished"; role: ModelRole; endpoint: string; model: string }
   | { type: "failed"; role: ModelRole; endpoint: string; model: string; error: string };
@@ -53,11 +55,13 @@ export interface ModelClientOptions {
   onEvent?: (event: ModelEvent) => void;
   /** Let interactive work jump queued briefing/background work. Default true; off only for the bench. */
   prioritizeInteractive?: boolean;
+  /** How long spread work avoids an endpoint that just failed. Default 30 s. */
+  downCooldownMs?: number;
 }
 
 export interface ModelRouter extends ModelClient {
-  /** Queue gauges and wait totals per endpoint, for `/metrics`. */
-  stats(): EndpointQueueStats[];
+  /** Slots, queues, waits and utilisation per endpoint, for `/metrics` and `briefbot models`. */
+  stats(): EndpointStats[];
   /** `/api/show` for a model on a named endpoint, cached per (endpoint, model) once it succeeds. */
   capabilities(endpoint: string, model: string): Promise<ModelCapabilities>;
   /** Reachability, loaded models and each route's verdict, for `briefbot models`. */
@@ -79,21 +83,21 @@ export function createModelClient(options: ModelClientOptions): ModelRouter {
   const endpoints = new Map<string, ResolvedEndpoint>(
     routes.endpoints.map((endpoint) => [endpoint.name, endpoint]),
   );
-  const queues = new Map<string, EndpointQueue>(
-    routes.endpoints.map((endpoint) => [
-      endpoint.name,
-      new EndpointQueue(endpoint.name, endpoint.concurrency, now, options.prioritizeInteractive ?? true),
-    ]),
-  );
   for (const route of Object.values(routes.routes)) {
-    for (const name of [route.endpoint, route.fallback]) {
+    for (const name of [route.endpoint, ...route.endpoints, route.fallback]) {
       if (name !== undefined && !endpoints.has(name)) {
         throw new Error(`routes.${route.role} names endpoint "${name}", which is not defined`);
       }
     }
   }
+  const pool = new EndpointPool(routes.endpoints, {
+    interactiveEndpoints: [routes.routes.interactive.endpoint],
+    now,
+    prioritizeInteractive: options.prioritizeInteractive ?? true,
+  });
+  const downCooldownMs = options.downCooldownMs ?? 30_000;
+  const affinity = new AffinityMemory();
   const endpointNamed = (name: string): ResolvedEndpoint => endpoints.get(name)!;
-  const queueNamed = (name: string): EndpointQueue => queues.get(name)!;
 
   const probeClient = (endpoint: ResolvedEndpoint) =>
     new Ollama({
@@ -125,31 +129,54 @@ export function createModelClient(options: ModelClientOptions): ModelRouter {
   };
 
   /**
-   * Runs one piece of work on the route's endpoint, then its fallback: queue slot, retries with backoff on
-   * 5xx and connection failures, typed errors for everything the caller can act on.
+   * Runs one piece of work on a free endpoint of the route (work-conserving), moving on to the route's
+   * other endpoints and then its fallback when one fails: retries with backoff on 5xx and connection
+   * failures, typed errors for everything the caller can act on.
    */
   async function runOnRoute<T>(
     route: ResolvedRoute,
     model: string,
     signal: AbortSignal | undefined,
     work: (endpoint: ResolvedEndpoint) => Promise<T>,
+    preferred?: string,
   ): Promise<{ value: T; endpoint: string; queueWaitMs: number }> {
-    const chain = route.fallback === undefined ? [route.endpoint] : [route.endpoint, route.fallback];
+    // A model other than the route's (a user's preference) stays on the route's own endpoint: elsewhere
+    // it would make Ollama swap models under other work.
+    const spread = model === route.model ? route.endpoints : [route.endpoint];
+    const failed = new Set<string>();
     const failures: string[] = [];
     let lastError: unknown;
     let queueWaitMs = 0;
-    for (const [position, endpointName] of chain.entries()) {
-      const base = { role: route.role, endpoint: endpointName, model };
-      emit({ type: "queued", ...base });
+    let movedFrom: string | undefined;
+    for (;;) {
+      const remaining = spread.filter((name) => !failed.has(name));
+      const candidates =
+        remaining.length > 0
+          ? remaining
+          : route.fallback !== undefined && !failed.has(route.fallback)
+            ? [route.fallback]
+            : [];
+      if (candidates.length === 0) break;
+      emit({ type: "queued", role: route.role, endpoint: candidates[0] ?? route.endpoint, model });
       // The slot is held through retries: the endpoint is loading or failing, and work let in meanwhile
       // would only fail the same way.
-      const slot = await queueNamed(endpointName).acquire(route.role, signal);
-      queueWaitMs += slot.waitedMs;
-      emit({ type: "started", ...base, queueWaitMs: slot.waitedMs });
+      const lease = await pool.acquire({ role: route.role, candidates, preferred, signal });
+      const endpointName = lease.endpoint;
+      const base = { role: route.role, endpoint: endpointName, model };
+      queueWaitMs += lease.waitedMs;
+      if (movedFrom !== undefined) {
+        options.logger?.warn(
+          { ...base, from: movedFrom, failures },
+          "Ollama endpoint unavailable; using another endpoint of the route",
+        );
+        emit({ type: "fallback", role: route.role, from: movedFrom, to: endpointName, model });
+      }
+      emit({ type: "started", ...base, queueWaitMs: lease.waitedMs });
       try {
         for (let attempt = 1; ; attempt += 1) {
           try {
             const value = await work(endpointNamed(endpointName));
+            pool.markUp(endpointName);
             emit({ type: "finished", ...base });
             return { value, endpoint: endpointName, queueWaitMs };
           } catch (error) {
@@ -158,8 +185,10 @@ export function createModelClient(options: ModelClientOptions): ModelRouter {
             const description = describeFailure(error.failure);
             emit({ type: "failed", ...base, error: description });
             throwIfFinal(error, model, endpointName, signal);
-            failures.push(`${endpointName}: ${description}`);
-            if (error.failure.kind === "stall" || attempt >= retry.attempts) break;
+            if (error.failure.kind === "stall" || attempt >= retry.attempts) {
+              failures.push(`${endpointName}: ${description}`);
+              break;
+            }
             const delayMs = backoffDelay(retry, attempt);
             options.logger?.warn(
               { ...base, attempt, delayMs, error: description },
@@ -170,16 +199,11 @@ export function createModelClient(options: ModelClientOptions): ModelRouter {
           }
         }
       } finally {
-        slot.release();
+        lease.release();
       }
-      const next = chain[position + 1];
-      if (next !== undefined) {
-        options.logger?.warn(
-          { ...base, fallback: next, failures },
-          "Ollama endpoint unavailable; using fallback",
-        );
-        emit({ type: "fallback", role: route.role, from: endpointName, to: next, model });
-      }
+      failed.add(endpointName);
+      pool.markDown(endpointName, now() + downCooldownMs);
+      movedFrom = endpointName;
     }
     throw new ModelError(
       `No endpoint could serve the ${route.role} route (${model}): ${failures.join("; ")}`,
@@ -194,20 +218,28 @@ export function createModelClient(options: ModelClientOptions): ModelRouter {
       const route = routes.routes[request.role];
       const model = request.model?.trim() || route.model;
       const estimatedTokens = estimatePromptTokens(request.messages, request.tools);
-      const { value, endpoint, queueWaitMs } = await runOnRoute(route, model, request.signal, (target) =>
-        streamChat({
-          url: target.url,
-          model,
-          messages: request.messages,
-          ...(request.tools ? { tools: request.tools } : {}),
-          numCtx: route.numCtx,
-          ...(route.keepAlive === undefined ? {} : { keepAlive: route.keepAlive }),
-          fetch: baseFetch,
-          stallTimeoutMs,
-          ...(request.signal ? { signal: request.signal } : {}),
-          ...(request.onToken ? { onToken: request.onToken } : {}),
-        }),
+      // Later turns of a conversation go back to the endpoint that has its prompt cached, when it is free.
+      const conversation = affinityKey(model, request.messages);
+      const { value, endpoint, queueWaitMs } = await runOnRoute(
+        route,
+        model,
+        request.signal,
+        (target) =>
+          streamChat({
+            url: target.url,
+            model,
+            messages: request.messages,
+            ...(request.tools ? { tools: request.tools } : {}),
+            numCtx: route.numCtx,
+            ...(route.keepAlive === undefined ? {} : { keepAlive: route.keepAlive }),
+            fetch: baseFetch,
+            stallTimeoutMs,
+            ...(request.signal ? { signal: request.signal } : {}),
+            ...(request.onToken ? { onToken: request.onToken } : {}),
+          }),
+        conversation === undefined ? undefined : affinity.get(conversation),
       );
+      if (conversation !== undefined) affinity.set(conversation, endpoint);
       if (looksTruncated(estimatedTokens, value.promptEvalCount)) {
         throw new ModelError(
           `Ollama ${endpoint} evaluated ${value.promptEvalCount} prompt tokens of about ${estimatedTokens} sent ` +
@@ -226,7 +258,9 @@ export function createModelClient(options: ModelClientOptions): ModelRouter {
     async canRunAgentic(role: ModelRole, requested?: string): Promise<AgenticVerdict> {
       const route = routes.routes[role];
       const model = requested?.trim() || route.model;
-      const chain = route.fallback === undefined ? [route.endpoint] : [route.endpoint, route.fallback];
+      const chain = [
+        ...new Set([...route.endpoints, ...(route.fallback === undefined ? [] : [route.fallback])]),
+      ];
       const reasons: string[] = [];
       for (const endpoint of chain) {
         try {
@@ -266,7 +300,7 @@ export function createModelClient(options: ModelClientOptions): ModelRouter {
       );
     },
 
-    stats: () => [...queues.values()].map((queue) => queue.stats()),
+    stats: () => pool.stats(),
     capabilities,
     inspect: () =>
       inspectModels({
@@ -274,7 +308,7 @@ export function createModelClient(options: ModelClientOptions): ModelRouter {
         client: (endpoint) => probeClient(endpoint),
         capabilities,
         canRunAgentic: (role) => client.canRunAgentic(role),
-        stats: (endpoint) => queueNamed(endpoint).stats(),
+        stats: (endpoint) => pool.statsOf(endpoint),
       }),
   };
   return client;

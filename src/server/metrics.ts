@@ -11,9 +11,10 @@ import type { Database } from "../../db/client.ts";
 import { countDeliveriesByState } from "../../db/queries/deliveries.ts";
 import { countRunsByState, countToolCallsByTool, groundingTotals } from "../../db/queries/schedule.ts";
 import { errorMessage } from "../core/errors.ts";
+import type { FloodGateStats } from "../delivery/flood-gate.ts";
 import type { DeliveryObserver, GenerationObserver } from "../delivery/hooks.ts";
 
-/** The subset of the model router's `stats()` that is exported (see `src/models/endpoint-queue.ts`). */
+/** The subset of the model router's `stats()` that is exported (see `src/models/endpoint-pool.ts`). */
 export interface ModelQueueStats {
   endpoint: string;
   concurrency: number;
@@ -22,11 +23,22 @@ export interface ModelQueueStats {
   oldestQueuedMs: number;
   waits: { count: number; totalMs: number; maxMs: number };
   waitsByRole?: Record<string, { count: number; totalMs: number; maxMs: number }>;
+  /** Slot time used since start, by role. */
+  busyMsByRole?: Record<string, number>;
+  /** Busy share of the endpoint's slots (0–1). */
+  utilisation?: { lastMinute: number; last15Minutes: number; sinceStart: number };
+  /** Requests served here although their route's own endpoint is another. */
+  spilledIn?: Record<string, number>;
 }
+
+/** The `utilisation` windows as `window` label values. */
+export const UTILISATION_WINDOWS = { lastMinute: "1m", last15Minutes: "15m", sinceStart: "start" } as const;
 
 export interface MetricsSources {
   db: Database;
   model?: { stats(): ModelQueueStats[] } | undefined;
+  /** One per platform client whose sends pass a flood gate. */
+  floodGates?: Array<{ stats(): FloodGateStats }> | undefined;
   scheduler?: { readonly lastTickAt: Date | undefined } | undefined;
   logger?: { warn?(details: object, message: string): void };
 }
@@ -176,6 +188,105 @@ export function createMetrics(sources: MetricsSources): BriefbotMetrics {
   });
 
   new Gauge({
+    name: "briefbot_model_slots",
+    help: "Requests an endpoint serves at once (its configured concurrency).",
+    labelNames: ["endpoint"],
+    registers,
+    collect: perEndpoint((stats) => stats.concurrency),
+  });
+  new Gauge({
+    name: "briefbot_model_utilisation_ratio",
+    help: "Share of an endpoint's slot time in use over the window (1m, 15m, or since start).",
+    labelNames: ["endpoint", "window"],
+    registers,
+    collect() {
+      this.reset();
+      for (const stats of modelStats()) {
+        if (!stats.utilisation) continue;
+        for (const [key, window] of Object.entries(UTILISATION_WINDOWS)) {
+          this.set(
+            { endpoint: stats.endpoint, window },
+            stats.utilisation[key as keyof typeof UTILISATION_WINDOWS],
+          );
+        }
+      }
+    },
+  });
+  new Counter({
+    name: "briefbot_model_busy_seconds_total",
+    help: "Slot time spent serving requests, per endpoint and role (rate() / slots = utilisation).",
+    labelNames: ["endpoint", "role"],
+    registers,
+    collect() {
+      this.reset();
+      for (const stats of modelStats()) {
+        for (const [role, ms] of Object.entries(stats.busyMsByRole ?? {})) {
+          this.inc({ endpoint: stats.endpoint, role }, ms / 1000);
+        }
+      }
+    },
+  });
+  new Counter({
+    name: "briefbot_model_spilled_total",
+    help: "Requests served on an endpoint other than their route's own (work-conserving routing).",
+    labelNames: ["endpoint", "role"],
+    registers,
+    collect() {
+      this.reset();
+      for (const stats of modelStats()) {
+        for (const [role, count] of Object.entries(stats.spilledIn ?? {})) {
+          this.inc({ endpoint: stats.endpoint, role }, count);
+        }
+      }
+    },
+  });
+
+  new Counter({
+    name: "briefbot_flood_gate_pauses_total",
+    help: "Scopes paused by a platform's 429 answers (global, chat, method, channel); one 429 may pause two.",
+    labelNames: ["platform", "scope"],
+    registers,
+    collect() {
+      this.reset();
+      for (const stats of gateStats()) {
+        for (const [scope, count] of Object.entries(stats.pausesByScope)) {
+          this.inc({ platform: stats.platform, scope }, count);
+        }
+      }
+    },
+  });
+  new Counter({
+    name: "briefbot_flood_gate_held_total",
+    help: "Platform requests held back until a 429's retry_after had elapsed for their scope.",
+    labelNames: ["platform"],
+    registers,
+    collect() {
+      this.reset();
+      for (const stats of gateStats()) this.inc({ platform: stats.platform }, stats.heldRequests);
+    },
+  });
+  new Counter({
+    name: "briefbot_flood_gate_paced_seconds_total",
+    help: "Total time platform requests waited for the gate's pace (per chat and overall rate).",
+    labelNames: ["platform"],
+    registers,
+    collect() {
+      this.reset();
+      for (const stats of gateStats()) this.inc({ platform: stats.platform }, stats.pacedMs / 1000);
+    },
+  });
+  new Counter({
+    name: "briefbot_flood_gate_held_seconds_total",
+    help: "Total time platform requests were held back by a 429's retry_after.",
+    labelNames: ["platform"],
+    registers,
+    collect() {
+      this.reset();
+      for (const stats of gateStats()) this.inc({ platform: stats.platform }, stats.heldMs / 1000);
+    },
+  });
+
+  new Gauge({
     name: "briefbot_scheduler_last_tick_timestamp_seconds",
     help: "When the scheduler last finished a tick (Unix seconds); 0 before the first.",
     registers,
@@ -194,9 +305,17 @@ export function createMetrics(sources: MetricsSources): BriefbotMetrics {
   });
   const delivery = new Histogram({
     name: "briefbot_delivery_seconds",
-    help: "Platform send calls, by platform and outcome.",
+    help: "Platform send calls of the outbox, by platform and outcome (see briefbot_delivery_sends_total).",
     labelNames: ["platform", "outcome"],
     buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const sends = new Counter({
+    name: "briefbot_delivery_sends_total",
+    help:
+      "Outbox send attempts by outcome: sent; not_sent (certainly never reached the platform, retried in the " +
+      "slot's window); unknown (may have reached it: not re-sent, so never a duplicate); refused (permanent).",
+    labelNames: ["platform", "outcome"],
     registers,
   });
   const lag = new Histogram({
@@ -206,6 +325,18 @@ export function createMetrics(sources: MetricsSources): BriefbotMetrics {
     buckets: LAG_BUCKETS,
     registers,
   });
+
+  function gateStats(): FloodGateStats[] {
+    const stats: FloodGateStats[] = [];
+    for (const gate of sources.floodGates ?? []) {
+      try {
+        stats.push(gate.stats());
+      } catch {
+        collectErrors.inc({ source: "flood_gate" });
+      }
+    }
+    return stats;
+  }
 
   function modelStats(): ModelQueueStats[] {
     if (!sources.model) return [];
@@ -224,6 +355,7 @@ export function createMetrics(sources: MetricsSources): BriefbotMetrics {
     },
     deliveryAttempt(platform, seconds, outcome) {
       delivery.observe({ platform, outcome }, seconds);
+      sends.inc({ platform, outcome });
     },
     deliveryLag(platform, seconds) {
       lag.observe({ platform }, seconds);

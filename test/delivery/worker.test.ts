@@ -82,6 +82,44 @@ describeEachDatabase("delivery worker", (getDb) => {
     expect(delivery?.lastError).toBe("gave up after 3 attempts: Too Many Requests: retry after 1");
   });
 
+  it("retries a request that never left at once, then backs off; platform answers back off from the start", async () => {
+    const db = getDb();
+    const clock = fixedClock("2025-06-02T06:00:00Z");
+    const { user } = await telegramUser(db, { slots: SLOTS });
+    const runId = await generatedRun(db, user.id, clock.now());
+    const { worker, sender } = workerFor(db, clock);
+    const notSent = Object.assign(new Error("request to api.telegram.org was not sent: read ECONNRESET"), {
+      code: "ERR_REQUEST_NOT_SENT",
+    });
+    sender.plan.push({ kind: "fail", error: notSent }, { kind: "fail", error: notSent });
+    await worker.enqueueRun(runId);
+    await worker.drain();
+    await worker.runDue();
+    // Attempt 1 failed and was retried at once (attempt 2); attempt 2's failure waits the base backoff.
+    expect(sender.calls).toHaveLength(2);
+    const [waiting] = await deliveriesOfRun(db, runId);
+    expect(waiting).toMatchObject({ state: "pending", attempts: 2 });
+    expect(waiting?.nextAttemptAt.getTime()).toBe(clock.now().getTime() + 120_000);
+    clock.advance(120_000);
+    await worker.runDue();
+    expect((await deliveriesOfRun(db, runId))[0]).toMatchObject({ state: "sent", attempts: 3 });
+
+    const answeredRun = await generatedRun(
+      db,
+      (await telegramUser(db, { slots: SLOTS })).user.id,
+      clock.now(),
+    );
+    sender.plan.push({ kind: "fail", error: transient() });
+    await worker.enqueueRun(answeredRun);
+    await worker.drain();
+    const [answered] = await deliveriesOfRun(db, answeredRun);
+    expect(answered?.nextAttemptAt.getTime()).toBe(clock.now().getTime() + 60_000);
+    // Leave nothing pending for the suites' other workers (they share the database).
+    clock.advance(60_000);
+    await worker.runDue();
+    expect((await deliveriesOfRun(db, answeredRun))[0]?.state).toBe("sent");
+  });
+
   it("stops retrying once the slot's window has closed", async () => {
     const db = getDb();
     const clock = fixedClock("2025-06-02T07:20:00Z"); // 08:20 London, ten minutes before the not-after

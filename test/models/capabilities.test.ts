@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { formatModelsReport, modelsReport } from "../../src/cli/commands/models.ts";
+import type { Database } from "../../db/client.ts";
+import { formatModelsReport, modelsReport, parseUtilisation } from "../../src/cli/commands/models.ts";
 import { parseParameterSize } from "../../src/models/capabilities.ts";
 import type { ModelsInspection } from "../../src/models/inspect.ts";
+import { createHttpServer } from "../../src/server/http-server.ts";
+import { createMetrics } from "../../src/server/metrics.ts";
 import { cliHarness } from "../helpers/cli.ts";
 import {
   type OllamaTestServer,
@@ -9,7 +12,7 @@ import {
   startOllamaServer,
   type TestModelSpec,
 } from "../servers/ollama-server.ts";
-import { routesFrom, singleRoute, testClient } from "./fixtures.ts";
+import { ask, routesFrom, singleRoute, testClient } from "./fixtures.ts";
 
 const servers: OllamaTestServer[] = [];
 async function serverWith(models: Record<string, TestModelSpec>) {
@@ -160,7 +163,7 @@ describe("briefbot models", () => {
       },
       { config: { models: routes } },
     );
-    const result = await run("models", "--json");
+    const result = await run("models", "--json", "--metrics-url", `${await refusedUrl()}/metrics`);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe("briefbot: unreachable: gpu1\n");
     const inspection = JSON.parse(result.stdout) as ModelsInspection;
@@ -170,5 +173,61 @@ describe("briefbot models", () => {
     ]);
     expect(inspection.routes.find((route) => route.role === "background")?.agentic.ok).toBe(false);
     expect(formatModelsReport(inspection)).toContain("Routes");
+    expect(JSON.parse(result.stdout).utilisation.error).toMatch(/fetch failed/);
+  });
+
+  it("shows each endpoint's utilisation as the running bot measures it on /metrics", async () => {
+    const gpu0 = await serverWith({ "qwen2.5:7b": {} });
+    const gpu1 = await serverWith({ "qwen2.5:7b": {} });
+    const routes = routesFrom({
+      endpoints: [
+        { name: "gpu0", url: gpu0.url },
+        { name: "gpu1", url: gpu1.url },
+      ],
+      routes: {
+        interactive: { endpoint: "gpu0", model: "qwen2.5:7b" },
+        briefing: { endpoints: ["gpu1", "gpu0"], model: "qwen2.5:7b" },
+        background: { endpoint: "gpu1", model: "qwen2.5:7b" },
+      },
+    });
+    // The "running bot": a router that served a small rush, and its /metrics.
+    const { client } = testClient(routes);
+    await Promise.all([
+      ...Array.from({ length: 6 }, (_, index) => client.chat(ask("briefing", `b${index}`))),
+      client.chat(ask("interactive", "q")),
+    ]);
+    const noDatabase = new Proxy({} as Database, {
+      get: () => {
+        throw new Error("no database in this test");
+      },
+    });
+    const metrics = createMetrics({ db: noDatabase, model: client });
+    const http = createHttpServer({
+      health: async () => ({ ok: true }) as never,
+      metrics: () => metrics.render(),
+    });
+    const port = await http.listen(0, "127.0.0.1");
+    try {
+      const metricsUrl = `http://127.0.0.1:${port}/metrics`;
+      const report = await modelsReport({ routes, metricsUrl });
+      expect(report).toContain("qwen2.5:7b on gpu1 (also gpu0 when free), num_ctx 8192");
+      expect(report).toContain(`Utilisation (the running bot, ${metricsUrl})`);
+      expect(report).toMatch(
+        /gpu0 {2}\d+% last minute, \d+% last 15 min, \d+% since start; busy time since start: interactive \d+%, briefing \d+%; took \d+ briefing request\(s\) from other endpoints' routes/,
+      );
+      expect(report).toMatch(
+        /gpu1 {2}\d+% last minute, \d+% last 15 min, \d+% since start; busy time since start: briefing 100%$/m,
+      );
+      const parsed = parseUtilisation(await (await fetch(metricsUrl)).text());
+      const stats = client.stats();
+      for (const endpoint of parsed) {
+        const measured = stats.find((entry) => entry.endpoint === endpoint.endpoint);
+        expect(endpoint.spilledIn.briefing ?? 0).toBe(measured?.spilledIn.briefing);
+        expect(endpoint.lastMinute).toBeGreaterThan(0);
+      }
+      expect(parsed.map((endpoint) => endpoint.endpoint)).toEqual(["gpu0", "gpu1"]);
+    } finally {
+      await http.close();
+    }
   });
 });

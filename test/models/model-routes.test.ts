@@ -35,6 +35,7 @@ describe("model routes config", () => {
       expect(resolved.routes[role]).toEqual({
         role,
         endpoint: "default",
+        endpoints: ["default"],
         model: "llama3.1:8b",
         numCtx: DEFAULT_NUM_CTX,
       });
@@ -51,6 +52,7 @@ describe("model routes config", () => {
     expect(resolved.routes.interactive).toEqual({
       role: "interactive",
       endpoint: "gpu0",
+      endpoints: ["gpu0"],
       model: "qwen2.5:7b",
       numCtx: 8192,
       keepAlive: -1,
@@ -111,6 +113,63 @@ describe("model routes config", () => {
     });
     expect(result.success).toBe(false);
     expect(result.error?.issues[0]?.message).toBe('"x" is not a defined endpoint');
+  });
+
+  it("lets briefing and background work spread over listed endpoints, or every endpoint with spill", () => {
+    const sameModel = {
+      endpoints: [
+        { name: "gpu0", url: ":11434" },
+        { name: "gpu1", url: ":11435" },
+        { name: "gpu2", url: ":11436" },
+      ],
+      routes: {
+        interactive: { endpoint: "gpu0", model: "qwen2.5:7b" },
+        briefing: { endpoints: ["gpu1", "gpu0"], model: "qwen2.5:7b", fallback: "gpu2" },
+        background: { endpoint: "gpu2", spill: true, model: "qwen2.5:7b" },
+      },
+    };
+    const resolved = resolveModelRoutes(ModelRoutesFileSchema.parse(sameModel), env).routes;
+    expect(resolved.briefing).toMatchObject({
+      endpoint: "gpu1",
+      endpoints: ["gpu1", "gpu0"],
+      fallback: "gpu2",
+    });
+    expect(resolved.background).toMatchObject({ endpoint: "gpu2", endpoints: ["gpu2", "gpu0", "gpu1"] });
+    expect(resolved.interactive.endpoints).toEqual(["gpu0"]);
+  });
+
+  it("refuses spreading that would make Ollama reload, and interactive work spread at all", () => {
+    expect(
+      problems({
+        ...twoGpus,
+        routes: {
+          interactive: { endpoint: "gpu0", model: "qwen2.5:7b", spill: true },
+          briefing: { endpoints: ["gpu1", "gpu0"], model: "qwen2.5:7b", num_ctx: 16384 },
+          background: { endpoint: "gpu1", endpoints: ["gpu0", "gpu1"], model: "qwen2.5:3b", spill: false },
+        },
+      }),
+    ).toEqual([
+      "routes.interactive.spill interactive work keeps one endpoint, so a question never queues behind briefings; use `fallback` for failover",
+      "routes.background.spill cannot be combined with `endpoints`; the list already says where the work may run",
+      'routes.background.endpoints must start with the route\'s endpoint "gpu1"',
+      'routes.briefing.endpoints spreads qwen2.5:7b (num_ctx 16384) onto "gpu0", where routes.interactive runs qwen2.5:7b (num_ctx 8192); use the same model and num_ctx, or Ollama reloads the model at every switch',
+      'routes.background.endpoints spreads qwen2.5:3b (num_ctx 8192) onto "gpu1", where routes.briefing runs qwen2.5:7b (num_ctx 16384); use the same model and num_ctx, or Ollama reloads the model at every switch',
+    ]);
+    expect(
+      problems({
+        ...twoGpus,
+        routes: {
+          interactive: { endpoint: "gpu0", model: "m" },
+          briefing: { endpoints: ["gpu1", "gpu9", "gpu1"], model: "m", fallback: "gpu1" },
+          background: { model: "m" },
+        },
+      }),
+    ).toEqual([
+      'routes.briefing.endpoints.1 "gpu9" is not a defined endpoint',
+      'routes.briefing.endpoints.2 "gpu1" is listed twice',
+      `routes.briefing.fallback "gpu1" is the route's own endpoint; name a different one`,
+      "routes.background.endpoint is required (or list the route's endpoints under `endpoints`)",
+    ]);
   });
 
   it("reads hosts the way OLLAMA_HOST does", () => {

@@ -338,3 +338,131 @@ describe("recovery", () => {
     expect(gpu0.chatRequests()).toHaveLength(1);
   });
 });
+
+describe("work-conserving routing", () => {
+  const spreadRoutes = (gpu0: string, gpu1: string) =>
+    routesFrom({
+      endpoints: [
+        { name: "gpu0", url: gpu0 },
+        { name: "gpu1", url: gpu1 },
+      ],
+      routes: {
+        interactive: { endpoint: "gpu0", model: "qwen2.5:7b" },
+        briefing: { endpoints: ["gpu1", "gpu0"], model: "qwen2.5:7b" },
+        background: { endpoint: "gpu1", model: "qwen2.5:7b" },
+      },
+    });
+
+  it("spreads many due briefings over both endpoints while a question waits behind at most one", async () => {
+    const latency = { timeToFirstTokenMs: 15, perTokenMs: 1 };
+    const gpu0 = await startOllamaServer({ models: { "qwen2.5:7b": {} }, latency });
+    const gpu1 = await startOllamaServer({ models: { "qwen2.5:7b": {} }, latency });
+    servers.push(gpu0, gpu1);
+    const { client, events } = testClient(spreadRoutes(gpu0.url, gpu1.url));
+
+    const briefings = Array.from({ length: 40 }, (_, index) =>
+      client.chat(ask("briefing", `briefing ${index}`)),
+    );
+    const questions: string[] = [];
+    for (let index = 0; index < 3; index += 1) {
+      const before = gpu0.chatRequests().filter((body) => lastUserText(body).startsWith("briefing")).length;
+      await until(
+        () => gpu0.chatRequests().filter((body) => lastUserText(body).startsWith("briefing")).length > before,
+        "a briefing to run on the chat endpoint",
+      );
+      const answer = await client.chat(ask("interactive", `question ${index}`));
+      expect(answer.endpoint).toBe("gpu0");
+      questions.push(answer.content);
+    }
+    const results = await Promise.all(briefings);
+
+    const briefingsOn = (server: OllamaTestServer) =>
+      server.chatRequests().filter((body) => lastUserText(body).startsWith("briefing")).length;
+    expect(briefingsOn(gpu0)).toBeGreaterThan(0);
+    expect(briefingsOn(gpu1)).toBeGreaterThan(0);
+    expect(briefingsOn(gpu0) + briefingsOn(gpu1)).toBe(40);
+    expect(new Set(results.map((result) => result.endpoint))).toEqual(new Set(["gpu0", "gpu1"]));
+    expect(gpu1.chatRequests().some((body) => lastUserText(body).startsWith("question"))).toBe(false);
+
+    // From the router's own event order: when each question queued, at most one briefing held gpu0, and
+    // none started there until the question did.
+    const onGpu0 = (type: string) => (event: (typeof events)[number]) =>
+      event.type === type && event.role === "briefing" && "endpoint" in event && event.endpoint === "gpu0";
+    const queuedAt = events.flatMap((event, index) =>
+      event.type === "queued" && event.role === "interactive" ? [index] : [],
+    );
+    const startedAt = events.flatMap((event, index) =>
+      event.type === "started" && event.role === "interactive" ? [index] : [],
+    );
+    expect(queuedAt).toHaveLength(3);
+    for (const [question, queued] of queuedAt.entries()) {
+      const started = startedAt[question] ?? -1;
+      const before = events.slice(0, queued);
+      const running = before.filter(onGpu0("started")).length - before.filter(onGpu0("finished")).length;
+      expect(running).toBeLessThanOrEqual(1);
+      expect(events.slice(queued, started).filter(onGpu0("started"))).toEqual([]);
+    }
+    const stats = client.stats();
+    expect(stats.find((entry) => entry.endpoint === "gpu0")?.spilledIn.briefing).toBe(briefingsOn(gpu0));
+    expect(stats.every((entry) => entry.busyMsByRole.briefing > 0)).toBe(true);
+  });
+
+  it("sends a briefing's next turn back to the endpoint that has its prompt, when that one is free", async () => {
+    const gpu0 = await server();
+    const gpu1 = await server();
+    const gate = createGate();
+    gpu1.script("qwen2.5:7b", { content: "someone else's briefing", waitFor: gate.promise });
+    const { client } = testClient(spreadRoutes(gpu0.url, gpu1.url));
+    const occupying = client.chat(ask("briefing", "other user"));
+    await until(() => gpu1.events.some((event) => event.type === "started"), "gpu1 to be busy");
+    const opening = [
+      { role: "system" as const, content: "You are the user's assistant giving their morning briefing." },
+      { role: "user" as const, content: "Generate the morning briefing." },
+    ];
+    const first = await client.chat({ role: "briefing", messages: opening });
+    gate.open();
+    await occupying;
+    const second = await client.chat({
+      role: "briefing",
+      messages: [
+        ...opening,
+        { role: "assistant", content: first.content },
+        { role: "user", content: "go on" },
+      ],
+    });
+    expect([first.endpoint, second.endpoint]).toEqual(["gpu0", "gpu0"]);
+  });
+
+  it("keeps a user's preferred model on the route's own endpoint", async () => {
+    const gpu0 = await server({ "qwen2.5:7b": {}, "llama3.1:8b": {} });
+    const gpu1 = await server({ "qwen2.5:7b": {}, "llama3.1:8b": {} });
+    const gate = createGate();
+    gpu1.script("llama3.1:8b", { content: "first", waitFor: gate.promise });
+    const { client } = testClient(spreadRoutes(gpu0.url, gpu1.url));
+    const first = client.chat({ ...ask("briefing", "one"), model: "llama3.1:8b" });
+    await until(() => gpu1.events.some((event) => event.type === "started"), "the first to start");
+    const second = client.chat({ ...ask("briefing", "two"), model: "llama3.1:8b" });
+    await until(() => client.stats()[1]?.queued === 1, "the second to queue for gpu1");
+    gate.open();
+    expect((await Promise.all([first, second])).map((result) => result.endpoint)).toEqual(["gpu1", "gpu1"]);
+    expect(gpu0.chatRequests()).toHaveLength(0);
+  });
+
+  it("moves spread work to the route's other endpoint when one refuses, and avoids it for a while", async () => {
+    const gpu0 = await server();
+    const { client, events, sleeps } = testClient(spreadRoutes(gpu0.url, await refusedUrl()));
+    const first = await client.chat(ask("briefing", "first"));
+    const second = await client.chat(ask("briefing", "second"));
+    expect([first.endpoint, second.endpoint]).toEqual(["gpu0", "gpu0"]);
+    // Only the first paid for the retries on gpu1.
+    expect(sleeps).toEqual([100, 200]);
+    expect(events).toContainEqual({
+      type: "fallback",
+      role: "briefing",
+      from: "gpu1",
+      to: "gpu0",
+      model: "qwen2.5:7b",
+    });
+    expect(client.stats().find((entry) => entry.endpoint === "gpu1")?.down).toBe(true);
+  });
+});

@@ -102,7 +102,11 @@ describe("HTTP server: health and metrics", () => {
     expect(body).toMatch(/briefbot_tool_calls_total\{tool="list_tasks"\} [1-9]/);
     expect(body).toMatch(/briefbot_generation_seconds_count\{state="generated"\} 2/);
     expect(body).toMatch(/briefbot_delivery_seconds_count\{platform="telegram",outcome="sent"\} 1/);
-    expect(body).toMatch(/briefbot_delivery_seconds_count\{platform="telegram",outcome="failed"\} 1/);
+    expect(body).toMatch(/briefbot_delivery_seconds_count\{platform="telegram",outcome="refused"\} 1/);
+    expect(body).toMatch(/briefbot_delivery_sends_total\{platform="telegram",outcome="sent"\} 1/);
+    expect(body).toMatch(/briefbot_model_utilisation_ratio\{endpoint="[^"]+",window="1m"\} 0\.\d+/);
+    expect(body).toMatch(/briefbot_model_busy_seconds_total\{endpoint="[^"]+",role="briefing"\} \d/);
+    expect(body).toMatch(/briefbot_model_slots\{endpoint="[^"]+"\} 1/);
     expect(body).toMatch(/briefbot_model_queue_depth\{endpoint="[^"]+"\} 0/);
     expect(body).toMatch(/briefbot_model_queue_waits_total\{endpoint="[^"]+",role="briefing"\} [1-9]/);
     expect(body).toContain("# TYPE briefbot_grounding_corrections_total counter");

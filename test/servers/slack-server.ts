@@ -6,6 +6,10 @@
  *   bodies; the token from `Authorization: Bearer` or a `token` field; always HTTP 200 `{ok, …}` except scripted
  *   rate limits (429 + `Retry-After`, body `{"ok":false,"error":"ratelimited"}`). Every call is recorded.
  *   `POST /response/<id>` plays a `response_url`.
+ * - A `ratelimited` answer closes its scope (the method, or the method in one channel) until `Retry-After`
+ *   has elapsed; a call into a closed scope is answered 429 again and flagged `beforeRetryAfter`.
+ * - Network failures on demand: the connection reset before the request body is read (before `100 Continue`
+ *   when the client asked for it), or the answer lost after the call was carried out.
  * - Inbound side (here → the app): `sendEvent`, `sendCommand`, `pressButton` send properly signed requests
  *   (`v0=` HMAC-SHA256 over `v0:<ts>:<raw body>`) with Slack's exact content types, and report the HTTP status,
  *   body and how long the app took to answer.
@@ -39,7 +43,22 @@ export interface ApiCall {
   args: Record<string, unknown>;
   status: number;
   response: Record<string, unknown>;
+  /** `performance.now()` when the request's headers arrived (before its body). */
+  receivedAt: number;
+  /** For a 429: the `Retry-After` seconds, the scope closed (`method:<m>` or `method:<m>|channel:<c>`) and when. */
+  retryAfter?: number;
+  limitScope?: string;
+  answeredAt?: number;
+  /** Arrived while a 429 given for its scope had not yet elapsed. */
+  beforeRetryAfter?: boolean;
+  network?: NetworkFailure;
 }
+
+/**
+ * `reset-before-body`: reset once the headers arrived, before the body is read; nothing is carried out.
+ * `drop-response`: carried out (the message is posted), then the connection is dropped instead of answering.
+ */
+export type NetworkFailure = "reset-before-body" | "drop-response";
 
 /** A message the bot posted (chat.postMessage), with later chat.update edits applied in place. */
 export interface PostedMessage {
@@ -126,8 +145,15 @@ export interface SlackServer {
   /** The DM channel `conversations.open` hands out for a user. */
   dmChannelOf(user: string): string;
   addUser(user: { id: string; name: string; isBot?: boolean }): void;
-  /** The next `times` calls of `method` get 429 with `Retry-After: retryAfterSec`. */
-  rateLimit(method: string, options?: { times?: number; retryAfterSec?: number }): void;
+  /**
+   * The next `times` calls of `method` (to `channel`, when given: Slack's per-channel limit) get 429 with
+   * `Retry-After: retryAfterSec`, closing that scope until it elapses.
+   */
+  rateLimit(method: string, options?: { times?: number; retryAfterSec?: number; channel?: string }): void;
+  /** The next `times` calls of `method` fail on the network (see {@link NetworkFailure}). */
+  failNetwork(method: string, failure: NetworkFailure, times?: number): void;
+  /** Calls that arrived while a 429 given for their scope had not elapsed (should be none). */
+  callsBeforeRetryAfter(): ApiCall[];
   /** Calls of `method` aimed at `channel` answer `{ok:false, error}` (e.g. channel_not_found) until cleared. */
   failChannel(channel: string, error: string | undefined): void;
   /** The next call of `method` answers `{ok:false, error}`. */
@@ -183,7 +209,10 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
   const ephemerals: EphemeralMessage[] = [];
   const responses: ResponseUrlPost[] = [];
   const users = new Map<string, { id: string; name: string; isBot: boolean }>();
-  const rateLimits = new Map<string, { times: number; retryAfterSec: number }>();
+  const rateLimits: Array<{ method: string; channel?: string; times: number; retryAfterSec: number }> = [];
+  /** Scope → `performance.now()` until which a 429 closed it. */
+  const limitedUntil = new Map<string, number>();
+  const networkFailures: Array<{ method: string; failure: NetworkFailure; times: number }> = [];
   const channelFailures = new Map<string, string>();
   const nextFailures = new Map<string, string>();
   const changes = new EventEmitter();
@@ -199,24 +228,74 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
     return `${secs}.${String(tsCounter % 1_000_000).padStart(6, "0")}`;
   };
 
-  const server: Server = createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => {
+  const serve = (request: IncomingMessage, response: ServerResponse, receivedAt: number) => {
+    if (resetBeforeBody(request, receivedAt)) return;
+    handle(request, response, receivedAt).catch((error: unknown) => {
       response.writeHead(500, { "content-type": "application/json" });
       response.end(JSON.stringify({ ok: false, error: "internal_error", detail: String(error) }));
     });
+  };
+  const server: Server = createServer((request, response) => serve(request, response, performance.now()));
+  server.on("checkContinue", (request, response) => {
+    const receivedAt = performance.now();
+    if (resetBeforeBody(request, receivedAt)) return;
+    response.writeContinue();
+    serve(request, response, receivedAt);
   });
 
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  function apiMethodOf(request: IncomingMessage): string | undefined {
+    const path = new URL(request.url ?? "/", "http://localhost").pathname;
+    return request.method === "POST" && path.startsWith("/api/") ? path.slice("/api/".length) : undefined;
+  }
+
+  function takeNetworkFailure(method: string, failure: NetworkFailure): boolean {
+    const index = networkFailures.findIndex((entry) => entry.method === method && entry.failure === failure);
+    const entry = networkFailures[index];
+    if (!entry) return false;
+    entry.times -= 1;
+    if (entry.times <= 0) networkFailures.splice(index, 1);
+    return true;
+  }
+
+  function resetBeforeBody(request: IncomingMessage, receivedAt: number): boolean {
+    const method = apiMethodOf(request);
+    if (method === undefined || !takeNetworkFailure(method, "reset-before-body")) return false;
+    calls.push({
+      method,
+      token: undefined,
+      args: {},
+      status: 0,
+      response: {},
+      receivedAt,
+      network: "reset-before-body",
+    });
+    request.socket.resetAndDestroy();
+    changes.emit("change");
+    return true;
+  }
+
+  async function handle(
+    request: IncomingMessage,
+    response: ServerResponse,
+    receivedAt: number,
+  ): Promise<void> {
     const path = new URL(request.url ?? "/", "http://localhost").pathname;
     const raw = await readBody(request);
-    if (request.method === "POST" && path.startsWith("/api/")) {
-      const method = path.slice("/api/".length);
+    const method = apiMethodOf(request);
+    if (method !== undefined) {
       const args = parseBody(raw, request.headers["content-type"]);
       const token = bearer(request.headers.authorization) ?? stringArg(args.token);
-      const [status, body, headers] = callMethod(method, token, args);
-      calls.push({ method, token, args, status, response: body });
-      response.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
-      response.end(JSON.stringify(body));
+      const call: ApiCall = { method, token, args, status: 200, response: {}, receivedAt };
+      const [status, body, headers] = callMethod(method, token, args, call);
+      Object.assign(call, { status, response: body });
+      calls.push(call);
+      if (status === 200 && takeNetworkFailure(method, "drop-response")) {
+        call.network = "drop-response";
+        request.socket.destroy();
+      } else {
+        response.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
+        response.end(JSON.stringify(body));
+      }
       changes.emit("change");
       return;
     }
@@ -241,11 +320,38 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
 
   type Answer = [number, Record<string, unknown>, Record<string, string>?];
 
-  function callMethod(method: string, token: string | undefined, args: Record<string, unknown>): Answer {
-    const limited = rateLimits.get(method);
-    if (limited && limited.times > 0) {
+  function ratelimited(call: ApiCall, scope: string, retryAfterSec: number): Answer {
+    call.retryAfter = retryAfterSec;
+    call.limitScope = scope;
+    call.answeredAt = performance.now();
+    const until = call.answeredAt + retryAfterSec * 1000;
+    limitedUntil.set(scope, Math.max(limitedUntil.get(scope) ?? 0, until));
+    return [429, { ok: false, error: "ratelimited" }, { "retry-after": String(retryAfterSec) }];
+  }
+
+  function callMethod(
+    method: string,
+    token: string | undefined,
+    args: Record<string, unknown>,
+    call: ApiCall,
+  ): Answer {
+    const channel = stringArg(args.channel);
+    const scopes = [`method:${method}`, ...(channel ? [`method:${method}|channel:${channel}`] : [])];
+    for (const scope of scopes) {
+      const until = limitedUntil.get(scope) ?? 0;
+      if (call.receivedAt >= until) continue;
+      call.beforeRetryAfter = true;
+      return ratelimited(call, scope, Math.max(1, Math.ceil((until - call.receivedAt) / 1000)));
+    }
+    const limitIndex = rateLimits.findIndex(
+      (limit) => limit.method === method && (limit.channel === undefined || limit.channel === channel),
+    );
+    const limited = rateLimits[limitIndex];
+    if (limited) {
       limited.times -= 1;
-      return [429, { ok: false, error: "ratelimited" }, { "retry-after": String(limited.retryAfterSec) }];
+      if (limited.times <= 0) rateLimits.splice(limitIndex, 1);
+      const scope = limited.channel ? `method:${method}|channel:${limited.channel}` : `method:${method}`;
+      return ratelimited(call, scope, limited.retryAfterSec);
     }
     if (token === undefined) return [200, { ok: false, error: "not_authed" }];
     if (token !== botToken) return [200, { ok: false, error: "invalid_auth" }];
@@ -254,7 +360,6 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
       nextFailures.delete(method);
       return [200, { ok: false, error: scripted }];
     }
-    const channel = stringArg(args.channel);
     const channelError = channel ? channelFailures.get(channel) : undefined;
     if (channelError) return [200, { ok: false, error: channelError }];
     switch (method) {
@@ -452,8 +557,17 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
       users.set(user.id, { id: user.id, name: user.name, isBot: user.isBot ?? false });
     },
     rateLimit(method, limit = {}) {
-      rateLimits.set(method, { times: limit.times ?? 1, retryAfterSec: limit.retryAfterSec ?? 1 });
+      rateLimits.push({
+        method,
+        times: limit.times ?? 1,
+        retryAfterSec: limit.retryAfterSec ?? 1,
+        ...(limit.channel ? { channel: limit.channel } : {}),
+      });
     },
+    failNetwork(method, failure, times = 1) {
+      networkFailures.push({ method, failure, times });
+    },
+    callsBeforeRetryAfter: () => calls.filter((call) => call.beforeRetryAfter === true),
     failChannel(channel, error) {
       if (error === undefined) channelFailures.delete(channel);
       else channelFailures.set(channel, error);

@@ -21,7 +21,13 @@
  * - sendMessage validates length (4096 characters of parsed text), HTML entities, callback_data (≤ 64 bytes)
  *   and reply_parameters; message ids increase per chat, shared by user and bot messages.
  * - Failures on demand: {@link TelegramTestServer.setRateLimits} (429 with `retry_after` and `Retry-After`),
- *   {@link TelegramTestServer.blockChat} (403), {@link TelegramTestServer.failNext} (any status, once or N times).
+ *   {@link TelegramTestServer.blockChat} (403), {@link TelegramTestServer.failNext} (any status, once or N times,
+ *   or a network failure: the connection reset before the request body is read, or the answer lost after the
+ *   request was carried out).
+ * - Every 429 it gives closes its scope (the chat, or the whole token) until `retry_after` has elapsed, as
+ *   Telegram does; a send into a closed scope is answered 429 again and flagged `beforeRetryAfter`, so a test
+ *   asserts on the server's own arrival times what the bot's flood gate promises.
+ * - `Expect: 100-continue` is honoured (Node answers it), so a reset "before the body" happens before `100`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -94,15 +100,38 @@ export interface ApiCall {
   params: Record<string, unknown>;
   status: number;
   description?: string;
+  /** `performance.now()` when the request's headers arrived (before its body). */
+  receivedAt: number;
+  /** For a 429: the `retry_after` given, the scope it closed and when it was answered. */
+  retryAfter?: number;
+  limitScope?: string;
+  answeredAt?: number;
+  /** Arrived while a 429 this server gave for its scope had not yet elapsed. */
+  beforeRetryAfter?: boolean;
+  /** A scripted network failure instead of (or after) handling the call. */
+  network?: NetworkFailure;
 }
+
+/**
+ * `reset-before-body`: the connection is reset once the headers arrived, before the body is read (before
+ * `100 Continue` when the client asked for it); nothing is carried out, and the call records no params.
+ * `drop-response`: the call is carried out (a message is posted), then the connection is dropped instead
+ * of answering.
+ */
+export type NetworkFailure = "reset-before-body" | "drop-response";
 
 export interface ScriptedFailure {
   /** Lower-case method name, or every method when absent. */
   method?: string;
+  /** Not matched by `reset-before-body`, which happens before the body (and its chat id) is read. */
   chatId?: number;
-  status: number;
+  /** The HTTP status of the answer; ignored for network failures. */
+  status?: number;
+  network?: NetworkFailure;
   description?: string;
   retryAfter?: number;
+  /** What a scripted 429 closes: the chat it was sent to (default when known) or the whole token. */
+  scope?: "chat" | "global";
   /** How many matching calls fail. Default 1. */
   times?: number;
   /** Let this many matching calls succeed first (fail the second part of a split message). Default 0. */
@@ -171,6 +200,8 @@ export interface TelegramTestServer {
   setRateLimits(limits: RateLimits | undefined): void;
   blockChat(chatId: number): void;
   failNext(failure: ScriptedFailure): void;
+  /** Sending calls that arrived while a 429 given for their scope had not elapsed (should be none). */
+  callsBeforeRetryAfter(): ApiCall[];
   /** Resolves once the bot has confirmed (by a later getUpdates offset, or a 2xx webhook reply) this update. */
   waitUntilProcessed(updateId: number, timeoutMs?: number): Promise<void>;
   /** Re-evaluates `probe` after every API call until it returns something other than undefined/false. */
@@ -188,6 +219,17 @@ class ApiError extends Error {
     readonly parameters?: Record<string, unknown>,
   ) {
     super(description);
+  }
+}
+
+/** A 429 and the scope it closes until `retry_after` has elapsed. */
+class RateLimited extends ApiError {
+  constructor(
+    description: string,
+    readonly retryAfter: number,
+    readonly scope: string,
+  ) {
+    super(429, description, { retry_after: retryAfter });
   }
 }
 
@@ -230,6 +272,8 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
   let poll: PendingPoll | undefined;
   let rateLimits: RateLimits | undefined;
   const sendLog: Array<{ chatId: number; at: number }> = [];
+  /** Scope ("global" or "chat:<id>") → `performance.now()` until which the last 429 closed it. */
+  const limitedUntil = new Map<string, number>();
   let webhook: { url: string; secretToken: string | undefined } | undefined;
   let pushing = false;
   let closed = false;
@@ -331,30 +375,60 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
     }
   };
 
+  /** Takes the next scripted failure that matches (honouring `after` and `times`), if any. */
+  const takeFailure = (
+    method: string,
+    chatId: number | undefined,
+    kind: "answer" | NetworkFailure,
+  ): ScriptedFailure | undefined => {
+    const index = failures.findIndex(
+      (failure) =>
+        (failure.network ?? "answer") === kind &&
+        (failure.method === undefined || failure.method.toLowerCase() === method) &&
+        (failure.chatId === undefined || (kind !== "reset-before-body" && failure.chatId === chatId)),
+    );
+    const failure = failures[index];
+    if (!failure) return undefined;
+    if ((failure.after ?? 0) > 0) {
+      failure.after = (failure.after ?? 0) - 1;
+      return undefined;
+    }
+    failure.times = (failure.times ?? 1) - 1;
+    if (failure.times <= 0) failures.splice(index, 1);
+    return failure;
+  };
+
   const checkFailures = (method: string, params: Record<string, unknown>) => {
     const chatId = toChatId(params.chat_id);
     if (chatId !== undefined && blocked.has(chatId) && SENDING_METHODS.has(method)) {
       throw new ApiError(403, "Forbidden: bot was blocked by the user");
     }
-    const index = failures.findIndex(
-      (failure) =>
-        (failure.method === undefined || failure.method.toLowerCase() === method) &&
-        (failure.chatId === undefined || failure.chatId === chatId),
-    );
-    const failure = failures[index];
+    const failure = takeFailure(method, chatId, "answer");
     if (!failure) return;
-    if ((failure.after ?? 0) > 0) {
-      failure.after = (failure.after ?? 0) - 1;
-      return;
+    const status = failure.status ?? 500;
+    const description = failure.description ?? defaultDescription(status, failure.retryAfter);
+    if (status === 429 && failure.retryAfter !== undefined) {
+      const scope = failure.scope === "global" || chatId === undefined ? "global" : `chat:${chatId}`;
+      throw new RateLimited(description, failure.retryAfter, scope);
     }
-    failure.times = (failure.times ?? 1) - 1;
-    if (failure.times <= 0) failures.splice(index, 1);
-    const description = failure.description ?? defaultDescription(failure.status, failure.retryAfter);
     throw new ApiError(
-      failure.status,
+      status,
       description,
       failure.retryAfter !== undefined ? { retry_after: failure.retryAfter } : undefined,
     );
+  };
+
+  /** A send into a scope a 429 closed is refused again, with the time left. */
+  const checkClosedScopes = (method: string, params: Record<string, unknown>, call: ApiCall) => {
+    if (!SENDING_METHODS.has(method)) return;
+    const chatId = toChatId(params.chat_id) ?? 0;
+    for (const scope of ["global", `chat:${chatId}`]) {
+      const until = limitedUntil.get(scope) ?? 0;
+      if (call.receivedAt >= until) continue;
+      call.beforeRetryAfter = true;
+      const retryAfter = Math.max(1, Math.ceil((until - call.receivedAt) / 1000));
+      throw new RateLimited(`Too Many Requests: retry after ${retryAfter}`, retryAfter, scope);
+    }
   };
 
   const checkRateLimits = (method: string, params: Record<string, unknown>) => {
@@ -373,9 +447,14 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
         rateLimits.perChat,
         sendLog.filter((entry) => entry.chatId === chatId),
       ) ?? verdict(rateLimits.global, sendLog);
+    const chatWait = verdict(
+      rateLimits.perChat,
+      sendLog.filter((entry) => entry.chatId === chatId),
+    );
     if (wait !== undefined) {
       const retryAfter = rateLimits.retryAfterSeconds ?? wait;
-      throw new ApiError(429, `Too Many Requests: retry after ${retryAfter}`, { retry_after: retryAfter });
+      const scope = chatWait !== undefined ? `chat:${chatId}` : "global";
+      throw new RateLimited(`Too Many Requests: retry after ${retryAfter}`, retryAfter, scope);
     }
     sendLog.push({ chatId, at });
   };
@@ -608,23 +687,51 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
     return { state, message, post };
   };
 
-  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+  const methodOf = (request: IncomingMessage) => {
     const url = new URL(request.url ?? "/", "http://localhost");
     const match = /^\/bot([^/]+)\/(?:test\/)?([^/]+)\/?$/.exec(url.pathname);
+    return { url, match, method: (match?.[2] ?? "").toLowerCase() };
+  };
+
+  /** Headers are in, the body is not: a scripted reset happens here (before `100 Continue`). */
+  const resetBeforeBody = (request: IncomingMessage, receivedAt: number): boolean => {
+    const { method } = methodOf(request);
+    if (!takeFailure(method, undefined, "reset-before-body")) return false;
+    calls.push({
+      index: calls.length,
+      method,
+      params: {},
+      status: 0,
+      receivedAt,
+      network: "reset-before-body",
+    });
+    request.socket.resetAndDestroy();
+    notify();
+    return true;
+  };
+
+  const handle = async (request: IncomingMessage, response: ServerResponse, receivedAt: number) => {
+    const { url, match, method } = methodOf(request);
     if (!match) return sendError(response, new ApiError(404, "Not Found"));
-    const [, givenToken = "", rawMethod = ""] = match;
-    const method = rawMethod.toLowerCase();
+    const [, givenToken = ""] = match;
     let params: Record<string, unknown>;
     try {
       params = { ...Object.fromEntries(url.searchParams), ...(await readParams(request)) };
     } catch (error) {
       return sendError(response, error instanceof ApiError ? error : badRequest("invalid request body"));
     }
-    const call: ApiCall = { index: calls.length, method, params, status: 200 };
+    const call: ApiCall = { index: calls.length, method, params, status: 200, receivedAt };
     calls.push(call);
     const fail = (error: ApiError) => {
       call.status = error.status;
       call.description = error.description;
+      if (error instanceof RateLimited) {
+        call.retryAfter = error.retryAfter;
+        call.limitScope = error.scope;
+        call.answeredAt = performance.now();
+        const until = call.answeredAt + error.retryAfter * 1000;
+        limitedUntil.set(error.scope, Math.max(limitedUntil.get(error.scope) ?? 0, until));
+      }
       sendError(response, error);
       notify();
     };
@@ -632,10 +739,16 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
     const implementation = methods[method];
     if (!implementation) return fail(new ApiError(404, "Not Found: method not found"));
     try {
+      checkClosedScopes(method, params, call);
       checkFailures(method, params);
       checkRateLimits(method, params);
+      const dropAnswer = takeFailure(method, toChatId(params.chat_id), "drop-response");
       const result = implementation(params, response);
-      if (result !== HELD) sendResult(response, result);
+      if (dropAnswer) {
+        // Carried out, answer lost: the client cannot know the message exists.
+        call.network = "drop-response";
+        request.socket.destroy();
+      } else if (result !== HELD) sendResult(response, result);
       notify();
     } catch (error) {
       if (error instanceof ApiError) return fail(error);
@@ -646,7 +759,15 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
   };
 
   const server: Server = createServer((request, response) => {
-    handle(request, response).catch(() => request.socket.destroy());
+    const receivedAt = performance.now();
+    if (resetBeforeBody(request, receivedAt)) return;
+    handle(request, response, receivedAt).catch(() => request.socket.destroy());
+  });
+  server.on("checkContinue", (request, response) => {
+    const receivedAt = performance.now();
+    if (resetBeforeBody(request, receivedAt)) return;
+    response.writeContinue();
+    handle(request, response, receivedAt).catch(() => request.socket.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -723,6 +844,7 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
     setRateLimits(limits) {
       rateLimits = limits;
       sendLog.length = 0;
+      limitedUntil.clear();
     },
     blockChat(chatId) {
       blocked.add(chatId);
@@ -730,6 +852,7 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
     failNext(failure) {
       failures.push({ ...failure, ...(failure.method ? { method: failure.method.toLowerCase() } : {}) });
     },
+    callsBeforeRetryAfter: () => calls.filter((call) => call.beforeRetryAfter === true),
     waitUntilProcessed(updateId, timeoutMs) {
       return waitUntil(
         () => confirmedBelow > updateId || undefined,

@@ -1,13 +1,19 @@
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ACTION_RECEIPTS } from "../../../bots/slack/format.ts";
 import { findConversation } from "../../../db/queries/conversations.ts";
 import { claimEvent } from "../../../db/queries/processed-events.ts";
 import { createRun } from "../../../db/queries/runs.ts";
 import { findUserByIdentity } from "../../../db/queries/users.ts";
+import { deliveries } from "../../../db/schema/index.ts";
 import type { BriefingMessage } from "../../../src/core/assistant.ts";
 import { DeliveryError } from "../../../src/core/assistant.ts";
+import type { DeliveryOutcome } from "../../../src/delivery/hooks.ts";
+import { createSlackTransports, type PlatformTransports } from "../../../src/delivery/platform-transports.ts";
+import { createDeliveryWorker } from "../../../src/delivery/worker.ts";
 import { startModelServer } from "../../core/fixture.ts";
 import { describeEachDatabase } from "../../helpers/database.ts";
+import { markGenerated } from "../../helpers/runs.ts";
 import type { OllamaTestServer } from "../../servers/ollama-server.ts";
 import { type SlackServer, startSlackServer } from "../../servers/slack-server.ts";
 import { linkedSlackUser, type RunningSlackApp, SIGNING_SECRET, startApp } from "./harness.ts";
@@ -98,15 +104,18 @@ describeEachDatabase("slack sender", (getDb) => {
 
   it("hands a ratelimited 429 back with retryAfterMs instead of waiting", async () => {
     const { message } = await briefing();
-    slack.rateLimit("chat.postMessage", { times: 1, retryAfterSec: 7 });
+    slack.rateLimit("chat.postMessage", { times: 1, retryAfterSec: 1, channel: "C0TEAM" });
     const failure = await running.slackApp.sender
       .deliver("C0TEAM", message)
       .catch((caught: unknown) => caught);
     expect(failure).toBeInstanceOf(DeliveryError);
     expect((failure as DeliveryError).permanent).toBe(false);
-    expect((failure as DeliveryError).retryAfterMs).toBe(7000);
+    expect((failure as DeliveryError).retryAfterMs).toBe(1000);
+    // The outbox retries once the wait is over.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
     const retried = await running.slackApp.sender.deliver("C0TEAM", message);
     expect(slack.thread("C0TEAM", retried.platformMessageId)).toHaveLength(1);
+    expect(slack.callsBeforeRetryAfter()).toEqual([]);
   });
 
   it("opens DMs for linked users who never wrote to the bot, and forgets day-old event claims, when it starts", async () => {
@@ -131,5 +140,115 @@ describeEachDatabase("slack sender", (getDb) => {
     } finally {
       await socket.close();
     }
+  });
+});
+
+describeEachDatabase("slack sender: send outcomes and rate limits", (getDb) => {
+  let ollama: OllamaTestServer;
+  let slack: SlackServer;
+  let running: RunningSlackApp;
+  let transports: PlatformTransports;
+
+  beforeAll(async () => {
+    ollama = await startModelServer();
+    slack = await startSlackServer({ signingSecret: SIGNING_SECRET });
+    transports = createSlackTransports();
+    running = await startApp(getDb(), slack, ollama, { transports });
+  });
+  afterAll(async () => {
+    await running?.close();
+    transports?.close();
+    await slack?.close();
+    await ollama?.close();
+  });
+
+  async function generatedBriefing() {
+    const db = getDb();
+    const { user, slackId } = await linkedSlackUser(db);
+    const run = await createRun(db, {
+      userId: user.id,
+      slot: "morning",
+      localDate: "2025-06-02",
+      trigger: "manual",
+      at: running.clock.now(),
+    });
+    await markGenerated(db, run.id, "Good morning. Nothing on the calendar today.", running.clock.now());
+    const outcomes: DeliveryOutcome[] = [];
+    const worker = createDeliveryWorker({
+      db,
+      clock: running.clock,
+      senders: [running.slackApp.sender],
+      baseBackoffMs: 1000,
+      observer: { deliveryAttempt: (_platform, _seconds, outcome) => outcomes.push(outcome) },
+    });
+    return { runId: run.id, channel: slack.dmChannelOf(slackId), worker, outcomes };
+  }
+
+  const postsTo = (channel: string) => slack.posts.filter((post) => post.channel === channel);
+
+  it("retries a post whose connection was reset before the request was written, and posts it once", async () => {
+    const { runId, channel, worker, outcomes } = await generatedBriefing();
+    slack.failNetwork("chat.postMessage", "reset-before-body");
+    await worker.enqueueRun(runId);
+    // The first retry of a request that never left goes at once; the worker wakes itself for it.
+    for (let tick = 0; tick < 2000 && outcomes.length < 2; tick += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await worker.drain();
+
+    expect(postsTo(channel)).toHaveLength(1);
+    const [row] = await getDb().select().from(deliveries).where(eq(deliveries.runId, runId));
+    expect(row).toMatchObject({ state: "sent", attempts: 2, platformMessageId: postsTo(channel)[0]?.ts });
+    expect(outcomes).toEqual(["not_sent", "sent"]);
+  });
+
+  it("does not re-post when the answer was lost after Slack posted, and records the unknown outcome", async () => {
+    const { runId, channel, worker, outcomes } = await generatedBriefing();
+    slack.failNetwork("chat.postMessage", "drop-response");
+    await worker.enqueueRun(runId);
+    await worker.drain();
+    running.clock.advance(30 * 60_000);
+    await worker.runDue();
+
+    expect(postsTo(channel)).toHaveLength(1);
+    expect(slack.callsTo("chat.postMessage").filter((call) => call.args.channel === channel)).toHaveLength(1);
+    const [row] = await getDb().select().from(deliveries).where(eq(deliveries.runId, runId));
+    expect(row?.state).toBe("failed");
+    expect(row?.lastError).toMatch(/^send outcome unknown \(slack network error: .*answer was lost/);
+    expect(outcomes).toEqual(["unknown"]);
+  });
+
+  it("sends nothing to a ratelimited method and channel before Retry-After has elapsed, from any client", async () => {
+    const channel = "C0RUSH";
+    slack.rateLimit("chat.postMessage", { times: 1, retryAfterSec: 1, channel });
+    const message = {
+      runId: 0,
+      userId: 0,
+      slot: "morning" as const,
+      localDate: "2025-06-02",
+      prose: "Good morning.",
+      checks: [],
+      statusRow: "",
+      mode: "agentic" as const,
+    };
+    const failure = await running.slackApp.sender.deliver(channel, message).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ name: "DeliveryError", retryAfterMs: 1000 });
+    // A chat reply (Bolt's own client) and the outbox's retry both wait for the gate.
+    const [reply, retried] = await Promise.all([
+      running.slackApp.app.client.chat.postMessage({ channel, text: "a reply in the meantime" }),
+      running.slackApp.sender.deliver(channel, message),
+    ]);
+    expect(reply.ok).toBe(true);
+    expect(retried.platformMessageId).toMatch(/^\d+\.\d{6}$/);
+
+    const calls = slack.callsTo("chat.postMessage").filter((call) => call.args.channel === channel);
+    const limited = calls.find((call) => call.status === 429);
+    expect(limited?.limitScope).toBe(`method:chat.postMessage|channel:${channel}`);
+    const openAt = (limited?.answeredAt ?? 0) + 1000;
+    const later = calls.filter((call) => call.receivedAt > (limited?.answeredAt ?? 0));
+    expect(later).toHaveLength(2);
+    for (const call of later) expect(call.receivedAt).toBeGreaterThanOrEqual(openAt);
+    expect(slack.callsBeforeRetryAfter()).toEqual([]);
+    expect(postsTo(channel)).toHaveLength(2);
   });
 });

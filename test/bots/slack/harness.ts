@@ -5,7 +5,12 @@
 
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createSlackApp, SLACK_EVENTS_PATH, type SlackApp } from "../../../bots/slack/index.ts";
+import {
+  createSlackApp,
+  SLACK_EVENTS_PATH,
+  type SlackApp,
+  type SlackTransports,
+} from "../../../bots/slack/index.ts";
 import type { Database } from "../../../db/client.ts";
 import { linkIdentity } from "../../../db/queries/users.ts";
 import type { User } from "../../../db/schema/index.ts";
@@ -52,6 +57,7 @@ export async function startApp(
     appToken?: string;
     /** `Sources.refresh` for briefings (default none: they read what is cached). */
     refresh?: Sources["refresh"];
+    transports?: SlackTransports;
   } = {},
 ): Promise<RunningSlackApp> {
   const clock = options.clock ?? fixedClock(START);
@@ -68,6 +74,7 @@ export async function startApp(
     assistant,
     clock,
     retryConfig: { retries: 2, minTimeout: 10, maxTimeout: 50 },
+    ...(options.transports ? { transports: options.transports } : {}),
   });
   const server: Server = createServer((request, response) => {
     if (request.url?.startsWith(SLACK_EVENTS_PATH)) {

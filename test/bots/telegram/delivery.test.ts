@@ -6,17 +6,43 @@ import { createRun } from "../../../db/queries/runs.ts";
 import { linkIdentity } from "../../../db/queries/users.ts";
 import { deliveries } from "../../../db/schema/index.ts";
 import { type BriefingMessage, DeliveryError } from "../../../src/core/assistant.ts";
+import type { DeliveryOutcome } from "../../../src/delivery/hooks.ts";
+import {
+  createTelegramTransports,
+  type PlatformTransports,
+} from "../../../src/delivery/platform-transports.ts";
 import { createDeliveryWorker } from "../../../src/delivery/worker.ts";
 import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
 import { markGenerated } from "../../helpers/runs.ts";
 import { type Harness, linkedUser, nextTelegramId, startHarness } from "./harness.ts";
 
 let harness: Harness | undefined;
+let transports: PlatformTransports | undefined;
 
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
+  transports?.close();
+  transports = undefined;
 });
+
+/** The bot as the app wires it: both API clients through the token's flood gate and send transports. */
+async function startGatedHarness(db: Database): Promise<{ h: Harness; gate: PlatformTransports["gate"] }> {
+  transports = createTelegramTransports();
+  harness = await startHarness(db, {
+    start: false,
+    bot: { transports, retry: { maxAttempts: 3, maxDelaySeconds: 5 } },
+  });
+  return { h: harness, gate: transports.gate };
+}
+
+async function until(probe: () => boolean, what: string): Promise<void> {
+  for (let tick = 0; tick < 2000; tick += 1) {
+    if (probe()) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
 
 async function briefingFor(db: Database, userId: number, prose: string): Promise<BriefingMessage> {
   const run = await createRun(db, {
@@ -191,5 +217,136 @@ describeEachDatabase("telegram delivery", (getDb) => {
     const message = await briefingFor(db, user.id, "Hello.");
     const error = await harness.app.sender.deliver("424242", message).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ name: "DeliveryError", permanent: true });
+  });
+});
+
+describeEachDatabase("telegram delivery: send outcomes and flood limits", (getDb) => {
+  async function generated(db: Database, prose = "Good morning. Nothing on the calendar today.") {
+    const { user, account } = await linkedUser(db);
+    const message = await briefingFor(db, user.id, prose);
+    return { user, account, message };
+  }
+
+  function workerWithOutcomes(db: Database, h: Harness) {
+    const outcomes: DeliveryOutcome[] = [];
+    const worker = createDeliveryWorker({
+      db,
+      clock: h.clock,
+      senders: [h.app.sender],
+      baseBackoffMs: 1000,
+      observer: { deliveryAttempt: (_platform, _seconds, outcome) => outcomes.push(outcome) },
+    });
+    return { worker, outcomes };
+  }
+
+  it("retries a send whose connection was reset before the request was written, and delivers it once", async () => {
+    const db = getDb();
+    const { h } = await startGatedHarness(db);
+    const { account, message } = await generated(db);
+    h.telegram.addChat(account);
+    await markGenerated(db, message.runId, message.prose, h.clock.now());
+    const { worker, outcomes } = workerWithOutcomes(db, h);
+    h.telegram.failNext({ method: "sendMessage", network: "reset-before-body" });
+
+    expect(await worker.enqueueRun(message.runId)).toBe("delivering");
+    // The first retry of a request that never left goes at once; the worker wakes itself for it.
+    await until(() => outcomes.length === 2, "the retry");
+    await worker.drain();
+
+    const sends = h.telegram.callsTo("sendMessage");
+    expect(sends.map((call) => [call.network ?? "answered", call.status])).toEqual([
+      ["reset-before-body", 0],
+      ["answered", 200],
+    ]);
+    const posts = h.telegram.chat(account.id).botMessages();
+    expect(posts).toHaveLength(1);
+    const [row] = await db.select().from(deliveries).where(eq(deliveries.runId, message.runId));
+    expect(row).toMatchObject({ state: "sent", attempts: 2, platformMessageId: String(posts[0]?.messageId) });
+    expect(outcomes).toEqual(["not_sent", "sent"]);
+  });
+
+  it("does not re-send a send whose answer was lost after Telegram carried it out, and records it", async () => {
+    const db = getDb();
+    const { h } = await startGatedHarness(db);
+    const { account, message } = await generated(db);
+    h.telegram.addChat(account);
+    await markGenerated(db, message.runId, message.prose, h.clock.now());
+    const { worker, outcomes } = workerWithOutcomes(db, h);
+    h.telegram.failNext({ method: "sendMessage", network: "drop-response" });
+
+    await worker.enqueueRun(message.runId);
+    await worker.drain();
+    h.clock.advance(30 * 60_000);
+    await worker.runDue();
+
+    expect(h.telegram.callsTo("sendMessage").map((call) => call.network)).toEqual(["drop-response"]);
+    // Telegram has the message; the bot never learned its id, and did not post it again.
+    expect(h.telegram.chat(account.id).botMessages()).toHaveLength(1);
+    const [row] = await db.select().from(deliveries).where(eq(deliveries.runId, message.runId));
+    expect(row?.state).toBe("failed");
+    expect(row?.lastError).toMatch(
+      /^send outcome unknown \(telegram network error: .*answer was lost.*\); not re-sent to avoid a duplicate$/,
+    );
+    expect(outcomes).toEqual(["unknown"]);
+  });
+
+  it("sends nothing to any chat before a global 429's retry_after has elapsed", async () => {
+    const db = getDb();
+    const { h, gate } = await startGatedHarness(db);
+    const users = await Promise.all([generated(db), generated(db), generated(db)]);
+    for (const { account } of users) h.telegram.addChat(account);
+    const [first, ...others] = users;
+    if (!first) throw new Error("no users");
+    h.telegram.failNext({
+      method: "sendMessage",
+      chatId: first.account.id,
+      status: 429,
+      retryAfter: 1,
+      scope: "global",
+    });
+
+    const firstDelivery = h.app.sender.deliver(String(first.account.id), first.message);
+    await until(() => gate.pausedUntilOf("global") !== undefined, "the gate to close");
+    await Promise.all([
+      firstDelivery,
+      ...others.map(({ account, message }) => h.app.sender.deliver(String(account.id), message)),
+      // A chat reply goes through the bot's own client: the same token, the same gate.
+      h.app.bot.api.sendMessage(first.account.id, "An answer to a question, meanwhile."),
+    ]);
+
+    const sends = h.telegram.callsTo("sendMessage");
+    const limited = sends.find((call) => call.status === 429);
+    expect(limited).toMatchObject({ retryAfter: 1, limitScope: "global" });
+    const openAt = (limited?.answeredAt ?? 0) + 1000;
+    const after = sends.filter((call) => call.receivedAt > (limited?.answeredAt ?? 0));
+    expect(after).toHaveLength(4);
+    for (const call of after) expect(call.receivedAt).toBeGreaterThanOrEqual(openAt);
+    expect(h.telegram.callsBeforeRetryAfter()).toEqual([]);
+    for (const { account } of users) {
+      expect(h.telegram.chat(account.id).botMessages()).toHaveLength(account === first.account ? 2 : 1);
+    }
+    expect(gate.stats().pausesByScope.global).toBe(1);
+  });
+
+  it("paces a two-message briefing to the chat's limit instead of earning a 429, other chats unhindered", async () => {
+    const db = getDb();
+    const { h, gate } = await startGatedHarness(db);
+    const busy = await generated(db, longProse());
+    const other = await generated(db);
+    h.telegram.addChat(busy.account);
+    h.telegram.addChat(other.account);
+    h.telegram.setRateLimits({ global: { max: 30, windowMs: 1000 }, perChat: { max: 1, windowMs: 1000 } });
+    const firstPiece = h.app.sender.deliver(String(busy.account.id), busy.message);
+    await until(() => h.telegram.chat(busy.account.id).botMessages().length === 1, "the first piece");
+    await Promise.all([firstPiece, h.app.sender.deliver(String(other.account.id), other.message)]);
+
+    const sends = h.telegram.callsTo("sendMessage");
+    expect(sends.every((call) => call.status === 200)).toBe(true);
+    const toBusy = sends.filter((call) => Number(call.params.chat_id) === busy.account.id);
+    const toOther = sends.filter((call) => Number(call.params.chat_id) === other.account.id);
+    expect(toBusy).toHaveLength(2);
+    expect((toBusy[1]?.receivedAt ?? 0) - (toBusy[0]?.receivedAt ?? 0)).toBeGreaterThanOrEqual(1000);
+    expect(toOther[0]?.receivedAt).toBeLessThan(toBusy[1]?.receivedAt ?? 0);
+    expect(gate.stats()).toMatchObject({ pausesByScope: {}, pacedRequests: 1 });
   });
 });
