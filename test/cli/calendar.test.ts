@@ -29,6 +29,7 @@ describeEachDatabase("briefbot calendar and event commands", (getDb) => {
       database: {
         db,
         kind: "pglite",
+        access: "memory",
         location: "test",
         migrate: async () => {},
         ping: async () => {},
