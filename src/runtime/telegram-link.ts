@@ -45,11 +45,14 @@ export function linkTelegram(telegram: TelegramBot, options: TelegramLinkOptions
   const status = createComponentStatus("telegram", { clock: options.clock, logger: options.logger });
   const stopping = new AbortController();
   let running = false;
+  /** Until the first start, `connect` and the reconnect loop report; afterwards every API call does. */
+  let everStarted = false;
   let reconnecting: Promise<void> | undefined;
   let watchdog: NodeJS.Timeout | undefined;
 
   // Every API call reports on the connection: an answer means reachable, a network failure or a 5xx not.
   telegram.bot.api.config.use(async (previous, method, payload, signal) => {
+    if (!everStarted) return previous(method, payload, signal);
     try {
       const result = await previous(method, payload, signal);
       if (result.ok) {
@@ -74,6 +77,7 @@ export function linkTelegram(telegram: TelegramBot, options: TelegramLinkOptions
     await telegram.bot.init(signal as unknown as Parameters<typeof telegram.bot.init>[0]);
     await telegram.start();
     running = true;
+    everStarted = true;
     status.up(webhookMode ? "webhook" : "polling");
   }
 
