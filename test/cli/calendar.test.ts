@@ -74,7 +74,7 @@ describeEachDatabase("briefbot calendar and event commands", (getDb) => {
     const synced = await run(db, "calendar", "sync", "--user", user.name);
     expect(synced.progress).toEqual([
       expect.stringMatching(/^\[1\/2\] .* · .*outlook-work\.ics: synced: /),
-      expect.stringMatching(/^\[2\/2\] .*work\.ics: unchanged since the last sync/),
+      expect.stringMatching(/^\[2\/2\] .*\/work\.ic…: unchanged since the last sync/),
     ]);
     expect(synced.lines).toEqual(["synced 2/2 calendars"]);
 
