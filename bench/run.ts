@@ -6,12 +6,14 @@ import { cpus } from "node:os";
 import { runBriefingBench } from "./briefing.ts";
 import { runFanoutBench } from "./fanout.ts";
 import { runRoutingBench } from "./routing.ts";
+import { runStartupBench } from "./startup.ts";
 import type { BenchSection } from "./types.ts";
 
 const benches: [string, () => Promise<BenchSection>][] = [
   ["routing", runRoutingBench],
   ["briefing", runBriefingBench],
   ["fanout", runFanoutBench],
+  ["startup", runStartupBench],
 ];
 
 const only = process.argv.slice(2);
