@@ -29,6 +29,8 @@ export interface ContextOptions {
    * a running bot's socket, or own the folder themselves while no bot runs.
    */
   role?: "bot" | "cli";
+  /** False for commands that never touch the database (`models`): none is opened. */
+  database?: boolean;
 }
 
 export type ContextFactory = (options?: ContextOptions) => Promise<CliContext>;

@@ -22,12 +22,29 @@ let context: Promise<CliContext> | undefined;
 
 async function createContext(options: ContextOptions = {}): Promise<CliContext> {
   const { loadConfig } = await import("../config/config.ts");
-  const { openDatabase } = await import("../../db/client.ts");
   const config = loadConfig(process.env, (path) => readFileSync(path, "utf8"));
   const bot = options.role === "bot";
   const out = streamOutput(streams);
+  if (options.database === false) {
+    const unused = () => {
+      throw new Error("this command does not use the database");
+    };
+    return {
+      get db() {
+        return unused();
+      },
+      get database() {
+        return unused();
+      },
+      config,
+      clock: systemClock,
+      out,
+      fetch: globalThis.fetch,
+    };
+  }
   // The bot's console is the operator's view of start-up; a command's stdout stays clean for scripts.
   const progress = bot ? out.line : out.progress;
+  const { openDatabase } = await import("../../db/client.ts");
   if (bot) {
     progress(
       config.database.url
