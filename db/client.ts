@@ -91,6 +91,9 @@ export const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), "m
  */
 const PGLITE_SETTINGS = ["shared_buffers=16MB"];
 
+/** How long the first query to a PostgreSQL server may take before the start gives up on it. */
+const FIRST_CONTACT_MS = 10_000;
+
 export async function openDatabase(config: DatabaseConfig): Promise<OpenDatabase> {
   if (config.databaseUrl) return openServer(config.databaseUrl);
   if (config.dataDir.startsWith("memory://")) {
@@ -165,11 +168,29 @@ function openServer(databaseUrl: string): OpenDatabase {
   // Notices ("relation already exists, skipping") are migration chatter, not news for the operator.
   const client = postgres(databaseUrl, { max: 10, onnotice: () => {}, connect_timeout: 10 });
   const db = drizzlePostgres(client, { schema, casing: "snake_case" });
+  // postgres.js retries a connection that times out for as long as queries wait on it (a black-holed
+  // host never refuses): the first contact gets a deadline of its own.
   const reachable = async <T>(work: () => Promise<T>): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined;
     try {
-      return await work();
+      return await Promise.race([
+        work(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () =>
+              reject(
+                new DatabaseUnavailableError(
+                  `cannot use the database at ${location}: no answer within ${FIRST_CONTACT_MS / 1000} s`,
+                ),
+              ),
+            FIRST_CONTACT_MS,
+          );
+        }),
+      ]);
     } catch (error) {
       throw unavailable(error, location) ?? error;
+    } finally {
+      clearTimeout(timer);
     }
   };
   return {
@@ -186,7 +207,7 @@ function openServer(databaseUrl: string): OpenDatabase {
     ping: async () => {
       await client`select 1`;
     },
-    close: () => client.end({ timeout: 5 }),
+    close: () => client.end({ timeout: 2 }),
   };
 }
 
@@ -231,7 +252,13 @@ async function pgliteDatabase(
 
 /** Connection-level failures become one operator-facing line; query errors pass through unchanged. */
 function unavailable(error: unknown, location: string): DatabaseUnavailableError | undefined {
-  const code = (error as { code?: string }).code;
+  if (error instanceof DatabaseUnavailableError) return error;
+  // drizzle wraps the driver's error ("Failed query: …") and keeps it as the cause.
+  let code: string | undefined;
+  for (let current = error, depth = 0; current instanceof Error && depth < 4 && !code; depth += 1) {
+    code = (current as { code?: string }).code;
+    current = current.cause;
+  }
   const reasons: Record<string, string> = {
     ECONNREFUSED: "connection refused",
     ENOTFOUND: "host not found",
@@ -239,6 +266,7 @@ function unavailable(error: unknown, location: string): DatabaseUnavailableError
     ETIMEDOUT: "no answer",
     CONNECT_TIMEOUT: "no answer within 10 s",
     EHOSTUNREACH: "host unreachable",
+    ENETUNREACH: "network unreachable",
     "28P01": "password authentication failed",
     "28000": "not authorised",
     "3D000": "the database does not exist",

@@ -144,6 +144,14 @@ describe("the first hour, real processes on one embedded folder", { timeout: 300
     );
   });
 
+  it("exits non-zero with one line when the database cannot be reached", async () => {
+    const unreachable = briefbot(["start"], { DATABASE_URL: "postgres://postgres@127.0.0.1:1/briefbot" });
+    expect(await unreachable.exited).toBe(1);
+    expect(unreachable.stderr()).toBe(
+      "briefbot: cannot use the database at postgres://postgres@127.0.0.1:1/briefbot: connection refused\n",
+    );
+  });
+
   it("exits non-zero with one line when the port is taken", async () => {
     const occupied = await new Promise<Server>((resolve) => {
       const server = createServer();
