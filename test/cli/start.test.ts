@@ -6,7 +6,12 @@ import { afterAll, describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "../..");
 const dataDir = mkdtempSync(join(tmpdir(), "briefbot-start-"));
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+const children = new Set<ChildProcess>();
+afterAll(() => {
+  // A failed assertion must not leave a bot running.
+  for (const child of children) child.kill("SIGKILL");
+  rmSync(dataDir, { recursive: true, force: true });
+});
 
 /** The real binary, as `npm start` runs it, with nothing configured but a fresh data folder. */
 function briefbot(args: string[], env: Record<string, string> = {}): ChildProcess {
@@ -15,11 +20,14 @@ function briefbot(args: string[], env: Record<string, string> = {}): ChildProces
       ([key]) => !/^(DATABASE_URL|TELEGRAM_|SLACK_|OLLAMA_|BRIEFBOT_|OPEN_METEO)/.test(key),
     ),
   );
-  return spawn(process.execPath, [join(root, "bin/briefbot.js"), ...args], {
+  const child = spawn(process.execPath, [join(root, "bin/briefbot.js"), ...args], {
     cwd: root,
     env: { ...clean, BRIEFBOT_DATA_DIR: dataDir, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  children.add(child);
+  child.on("exit", () => children.delete(child));
+  return child;
 }
 
 function collect(child: ChildProcess): { output: () => string; exited: Promise<number | null> } {
