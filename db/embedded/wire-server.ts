@@ -52,8 +52,12 @@ export interface WireServer {
   readonly connections: number;
   /** Starts answering clients over `db`; clients that connected earlier have been waiting for this. */
   serve(db: PGlite): Promise<void>;
-  /** Stops listening, rolls back and disconnects every client, and removes the socket file. */
-  close(): Promise<void>;
+  /**
+   * Stops listening, rolls back and disconnects every client, and removes the socket file. With `lingerMs`,
+   * first keeps serving until no client is connected (or that long has passed), so a command that owns the
+   * folder does not cut off another command working through it.
+   */
+  close(options?: { lingerMs?: number }): Promise<void>;
 }
 
 export const DEFAULT_HOLD_TIMEOUT_MS = 30_000;
@@ -110,7 +114,11 @@ export async function listenWireServer(options: WireServerOptions): Promise<Wire
       session = { db, settings: rows.rows.map((row) => [row.name, row.setting] as const) };
       markReady(session);
     },
-    async close() {
+    async close(closeOptions = {}) {
+      const deadline = Date.now() + (closeOptions.lingerMs ?? 0);
+      while (connections.size > 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await Promise.all([...connections].map((connection) => connection.terminate()));
       rmSync(options.socketPath, { force: true });

@@ -104,6 +104,30 @@ describe("embedded database folder, one owner", { timeout: 120_000 }, () => {
     await bot.close();
   });
 
+  it("lets a command that owns the folder finish serving another command before it closes", async () => {
+    const owner = await open(shared, "cli");
+    await owner.migrate();
+    const other = await open(shared, "cli");
+    expect(other.access).toBe("via-owner");
+    const user = await createTestUser(owner.db);
+    const working = other.db.transaction(async (tx) => {
+      await linkIdentity(tx, user.id, { platform: "telegram", externalUserId: "222", chatId: "222" });
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await linkIdentity(tx, user.id, { platform: "slack", externalUserId: "U0222", teamId: null });
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The owner's own command is done; closing waits for the other command instead of cutting it off.
+    const closing = owner.close();
+    await working;
+    await other.close();
+    await closing;
+    expect(existsSync(lockPath(shared))).toBe(false);
+    const after = await open(shared, "cli");
+    await after.migrate();
+    expect(await findUserByIdentity(after.db, "slack", "U0222")).toMatchObject({ user: { id: user.id } });
+    await after.close();
+  });
+
   it("tells a CLI when the running owner has not applied this program's migrations", async () => {
     const folder = freshFolder();
     const older = mkdtempSync(join(tmpdir(), "briefbot-migrations-"));
