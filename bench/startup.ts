@@ -40,7 +40,7 @@ export async function runStartupBench(): Promise<BenchSection> {
   const before = extractBefore(scratch);
   if (before) variants.unshift(before);
   const lines: string[] = [
-    `${ROUNDS} rounds each, medians; peak = the process's maximum resident set size; wall time from spawn to exit`,
+    `${ROUNDS} rounds each, medians; peak = the highest resident set size of the process (VmHWM); wall time from spawn to exit`,
     before
       ? `"before" is ${process.env.BENCH_BEFORE_REF} run as it ran then (tsx registered by its bin)`
       : "set BENCH_BEFORE_REF=<commit> to add the tree before this work as a column",
