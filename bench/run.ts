@@ -7,6 +7,7 @@ import { runBriefingBench } from "./briefing.ts";
 import { runFanoutBench } from "./fanout.ts";
 import { runHostileBench } from "./hostile.ts";
 import { runRoutingBench } from "./routing.ts";
+import { runStartupBench } from "./startup.ts";
 import type { BenchSection } from "./types.ts";
 
 const benches: [string, () => Promise<BenchSection>][] = [
@@ -14,6 +15,7 @@ const benches: [string, () => Promise<BenchSection>][] = [
   ["briefing", runBriefingBench],
   ["fanout", runFanoutBench],
   ["hostile", runHostileBench],
+  ["startup", runStartupBench],
 ];
 
 const only = process.argv.slice(2);

@@ -37,3 +37,4 @@ export type {
 } from "./model.ts";
 export { ModelError, withPreferredModel } from "./model.ts";
 export type * from "./ports.ts";
+export { redactAddress, redactAddressesIn } from "./redact.ts";
