@@ -114,6 +114,7 @@ for (const kind of ["pglite", "postgres"] as const) {
         localDate: "2025-06-02",
         claimedBy: "t",
         now: new Date(),
+        notAfter: new Date(),
       };
       expect(await claimScheduledRun(db, claim)).toBeUndefined();
       const fresh = await claimScheduledRun(db, { ...claim, localDate: "2025-06-03" });

@@ -5,7 +5,6 @@ import { deliveriesOfRun } from "../../db/queries/deliveries.ts";
 import { getRun, startClaimedRun } from "../../db/queries/runs.ts";
 import { claimScheduledRun } from "../../db/queries/schedule.ts";
 import { fixedClock } from "../../src/core/clock.ts";
-import { createPacer } from "../../src/delivery/pacer.ts";
 import { createDeliveryWorker } from "../../src/delivery/worker.ts";
 import { describeEachDatabase } from "../helpers/database.ts";
 import { markGenerated } from "../helpers/runs.ts";
@@ -20,6 +19,8 @@ async function generatedRun(db: Database, userId: number, at: Date): Promise<num
     localDate: "2025-06-02",
     claimedBy: "test",
     now: at,
+    // The slot's window as the scheduler sets it: 07:00 London plus 90 minutes.
+    notAfter: new Date("2025-06-02T07:30:00Z"),
   });
   if (!run) throw new Error("claim failed");
   await startClaimedRun(db, run.id, at);
@@ -33,7 +34,6 @@ describeEachDatabase("delivery worker", (getDb) => {
       db,
       clock,
       senders: [sender],
-      pacers: { telegram: createPacer({ globalPerSecond: 1000, perKeyPerSecond: 1000 }) },
       baseBackoffMs: 60_000,
       maxAttempts: 3,
     });

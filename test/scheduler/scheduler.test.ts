@@ -9,6 +9,7 @@ import { registerRunsCommands } from "../../src/cli/commands/runs.ts";
 import { fixedClock } from "../../src/core/clock.ts";
 import { NO_PLATFORM_REASON } from "../../src/delivery/worker.ts";
 import { startScheduler } from "../../src/scheduler/scheduler.ts";
+import { slotOccurrence } from "../../src/scheduler/slot-time.ts";
 import { cliHarness } from "../helpers/cli.ts";
 import { describeEachDatabase } from "../helpers/database.ts";
 import type { OllamaTestServer } from "../servers/ollama-server.ts";
@@ -174,7 +175,7 @@ describeEachDatabase("scheduler", (getDb) => {
     const frozen = Object.assign(
       async (request: Parameters<typeof generate>[0]) => {
         await generate(request);
-        await new Promise<never>(() => {});
+        return new Promise<never>(() => {});
       },
       { calls: generate.calls },
     );
@@ -247,6 +248,7 @@ describeEachDatabase("scheduler", (getDb) => {
         localDate: "2025-06-02",
         claimedBy: "dead-process",
         now: longAgo,
+        notAfter: slotOccurrence(who.user, "morning", "2025-06-02")?.notAfter ?? longAgo,
       });
       expect(claimed).toBeDefined();
     }
