@@ -67,6 +67,8 @@ describeEachDatabase("scheduler", (getDb) => {
       localDate: "2025-06-02",
       trigger: "schedule",
       state: "delivered",
+      // The window the outbox honours is set at the claim: 07:00 plus the default 90 minutes.
+      notAfter: new Date("2025-06-02T07:30:00Z"),
     });
     expect(rig.sender.posted).toHaveLength(1);
     expect(rig.sender.posted[0]?.target).toBe(chatId);
