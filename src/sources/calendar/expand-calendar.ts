@@ -10,6 +10,7 @@
  */
 import ICAL from "ical.js";
 import { IANAZone } from "luxon";
+import { errorMessage } from "../../core/errors.ts";
 import { storableSnippet, storableText } from "../storable-text.ts";
 import { CalendarParseError } from "./calendar-parse-error.ts";
 import {
@@ -695,8 +696,4 @@ function daysBetween(start: WallClock, end: WallClock): number {
 function eventLabel(vevent: ICAL.Component): string {
   const summary = vevent.getFirstPropertyValue("summary");
   return typeof summary === "string" && summary.trim() !== "" ? summary.trim().slice(0, 80) : "(no title)";
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
