@@ -25,7 +25,7 @@
 import { createHmac } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { isRecord, listen, readBody, sendJson } from "./http.ts";
 
 export interface SlackServerOptions {
   signingSecret: string;
@@ -231,8 +231,7 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
   const serve = (request: IncomingMessage, response: ServerResponse, receivedAt: number) => {
     if (resetBeforeBody(request, receivedAt)) return;
     handle(request, response, receivedAt).catch((error: unknown) => {
-      response.writeHead(500, { "content-type": "application/json" });
-      response.end(JSON.stringify({ ok: false, error: "internal_error", detail: String(error) }));
+      sendJson(response, 500, { ok: false, error: "internal_error", detail: String(error) });
     });
   };
   const server: Server = createServer((request, response) => serve(request, response, performance.now()));
@@ -293,8 +292,7 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
         call.network = "drop-response";
         request.socket.destroy();
       } else {
-        response.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
-        response.end(JSON.stringify(body));
+        sendJson(response, status, body, headers);
       }
       changes.emit("change");
       return;
@@ -309,13 +307,11 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
         return;
       }
       responses.push({ id, body });
-      response.writeHead(200, { "content-type": "application/json" });
-      response.end(JSON.stringify({ ok: true }));
+      sendJson(response, 200, { ok: true });
       changes.emit("change");
       return;
     }
-    response.writeHead(404, { "content-type": "application/json" });
-    response.end(JSON.stringify({ ok: false, error: "unknown_path" }));
+    sendJson(response, 404, { ok: false, error: "unknown_path" });
   }
 
   type Answer = [number, Record<string, unknown>, Record<string, string>?];
@@ -532,9 +528,8 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
     return { id, url: `${base}/response/${id}` };
   }
 
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  const base = `http://127.0.0.1:${port}`;
+  const listening = await listen(server);
+  const base = listening.url;
 
   return {
     url: base,
@@ -687,11 +682,7 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
         ...(post.threadTs ? { thread_ts: post.threadTs } : {}),
       };
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
+    close: () => listening.close(),
   };
 }
 
@@ -750,19 +741,6 @@ function textObjectFits(value: unknown, max: number): boolean {
   if (!isRecord(value)) return false;
   if (value.type !== "mrkdwn" && value.type !== "plain_text") return false;
   return typeof value.text === "string" && value.text.length >= 1 && value.text.length <= max;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    request.on("error", reject);
-  });
 }
 
 function parseBody(raw: string, contentType: string | undefined): Record<string, unknown> {

@@ -30,7 +30,7 @@
  * - `Expect: 100-continue` is honoured (Node answers it), so a reset "before the body" happens before `100`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { isRecord, listen, readBody, sendJson } from "./http.ts";
 
 export interface TestUser {
   id: number;
@@ -769,8 +769,7 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
     response.writeContinue();
     handle(request, response, receivedAt).catch(() => request.socket.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const listening = await listen(server);
 
   const view = (chatId: number): ChatView => ({
     messages: () =>
@@ -785,7 +784,7 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
       : { is_bot: false, ...target };
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: listening.url,
     token,
     botInfo: { id: botUser.id, is_bot: true, first_name: botUser.first_name, username: botUser.username },
     calls,
@@ -863,14 +862,12 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
     waitFor(probe, timeoutMs) {
       return waitUntil(probe, timeoutMs, "condition");
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        closed = true;
-        if (poll) clearTimeout(poll.timer);
-        poll = undefined;
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
+    close: () => {
+      closed = true;
+      if (poll) clearTimeout(poll.timer);
+      poll = undefined;
+      return listening.close();
+    },
   };
 
   function waitUntil<T>(
@@ -944,17 +941,6 @@ function defaultDescription(status: number, retryAfter: number | undefined): str
   return `Error ${status}`;
 }
 
-function sendJson(
-  response: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  if (response.headersSent || response.destroyed) return;
-  response.writeHead(status, { "Content-Type": "application/json", ...headers });
-  response.end(JSON.stringify(body));
-}
-
 function sendResult(response: ServerResponse, result: unknown): void {
   sendJson(response, 200, { ok: true, result });
 }
@@ -975,9 +961,7 @@ function sendError(response: ServerResponse, error: ApiError): void {
 }
 
 async function readParams(request: IncomingMessage): Promise<Record<string, unknown>> {
-  const parts: Buffer[] = [];
-  for await (const part of request) parts.push(part as Buffer);
-  const text = Buffer.concat(parts).toString("utf8");
+  const text = await readBody(request);
   if (text.trim() === "") return {};
   const type = (request.headers["content-type"] ?? "").toLowerCase();
   if (type.includes("application/json")) {
@@ -993,10 +977,6 @@ async function readParams(request: IncomingMessage): Promise<Record<string, unkn
   if (type.includes("multipart/form-data"))
     throw badRequest("multipart bodies are not supported by this test server");
   return Object.fromEntries(new URLSearchParams(text));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Nested parameters arrive as objects (JSON bodies) or JSON text (query/urlencoded). */

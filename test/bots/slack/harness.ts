@@ -4,7 +4,6 @@
  */
 
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import {
   createSlackApp,
   SLACK_EVENTS_PATH,
@@ -20,6 +19,7 @@ import { fixedClock } from "../../../src/core/clock.ts";
 import type { Sources } from "../../../src/core/ports.ts";
 import { LONDON, modelClientFor, START, testCore } from "../../core/fixture.ts";
 import { createTestUser } from "../../helpers/database.ts";
+import { listen } from "../../servers/http.ts";
 import type { OllamaTestServer } from "../../servers/ollama-server.ts";
 import type { SlackServer } from "../../servers/slack-server.ts";
 
@@ -89,17 +89,15 @@ export async function startApp(
     response.writeHead(404);
     response.end();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const listening = await listen(server);
   return {
     slackApp,
     assistant,
     clock,
-    url: `http://127.0.0.1:${port}${SLACK_EVENTS_PATH}`,
+    url: `${listening.url}${SLACK_EVENTS_PATH}`,
     async close() {
       await slackApp.stop();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await listening.close();
     },
   };
 }
