@@ -24,8 +24,16 @@
  */
 import { createHmac } from "node:crypto";
 import { EventEmitter } from "node:events";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { isRecord, listen, readBody, sendJson } from "./http.ts";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  type CallTiming,
+  createPlatformServer,
+  isRecord,
+  listen,
+  type NetworkFailure,
+  readBody,
+  sendJson,
+} from "./http.ts";
 
 export interface SlackServerOptions {
   signingSecret: string;
@@ -36,29 +44,14 @@ export interface SlackServerOptions {
   teamId?: string;
 }
 
-export interface ApiCall {
+export interface ApiCall extends CallTiming {
   method: string;
   token: string | undefined;
   /** Arguments with JSON-string fields (`blocks`, `attachments`, `metadata`) parsed. */
   args: Record<string, unknown>;
   status: number;
   response: Record<string, unknown>;
-  /** `performance.now()` when the request's headers arrived (before its body). */
-  receivedAt: number;
-  /** For a 429: the `Retry-After` seconds, the scope closed (`method:<m>` or `method:<m>|channel:<c>`) and when. */
-  retryAfter?: number;
-  limitScope?: string;
-  answeredAt?: number;
-  /** Arrived while a 429 given for its scope had not yet elapsed. */
-  beforeRetryAfter?: boolean;
-  network?: NetworkFailure;
 }
-
-/**
- * `reset-before-body`: reset once the headers arrived, before the body is read; nothing is carried out.
- * `drop-response`: carried out (the message is posted), then the connection is dropped instead of answering.
- */
-export type NetworkFailure = "reset-before-body" | "drop-response";
 
 /** A message the bot posted (chat.postMessage), with later chat.update edits applied in place. */
 export interface PostedMessage {
@@ -228,18 +221,11 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
     return `${secs}.${String(tsCounter % 1_000_000).padStart(6, "0")}`;
   };
 
-  const serve = (request: IncomingMessage, response: ServerResponse, receivedAt: number) => {
-    if (resetBeforeBody(request, receivedAt)) return;
-    handle(request, response, receivedAt).catch((error: unknown) => {
-      sendJson(response, 500, { ok: false, error: "internal_error", detail: String(error) });
-    });
-  };
-  const server: Server = createServer((request, response) => serve(request, response, performance.now()));
-  server.on("checkContinue", (request, response) => {
-    const receivedAt = performance.now();
-    if (resetBeforeBody(request, receivedAt)) return;
-    response.writeContinue();
-    serve(request, response, receivedAt);
+  const server = createPlatformServer({
+    resetBeforeBody,
+    handle,
+    onError: (_request, response, error) =>
+      sendJson(response, 500, { ok: false, error: "internal_error", detail: String(error) }),
   });
 
   function apiMethodOf(request: IncomingMessage): string | undefined {

@@ -29,8 +29,16 @@
  *   asserts on the server's own arrival times what the bot's flood gate promises.
  * - `Expect: 100-continue` is honoured (Node answers it), so a reset "before the body" happens before `100`.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { isRecord, listen, readBody, sendJson } from "./http.ts";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  type CallTiming,
+  createPlatformServer,
+  isRecord,
+  listen,
+  type NetworkFailure,
+  readBody,
+  sendJson,
+} from "./http.ts";
 
 export interface TestUser {
   id: number;
@@ -94,31 +102,13 @@ export interface BotPost {
   deleted: boolean;
 }
 
-export interface ApiCall {
+export interface ApiCall extends CallTiming {
   index: number;
   method: string;
   params: Record<string, unknown>;
   status: number;
   description?: string;
-  /** `performance.now()` when the request's headers arrived (before its body). */
-  receivedAt: number;
-  /** For a 429: the `retry_after` given, the scope it closed and when it was answered. */
-  retryAfter?: number;
-  limitScope?: string;
-  answeredAt?: number;
-  /** Arrived while a 429 this server gave for its scope had not yet elapsed. */
-  beforeRetryAfter?: boolean;
-  /** A scripted network failure instead of (or after) handling the call. */
-  network?: NetworkFailure;
 }
-
-/**
- * `reset-before-body`: the connection is reset once the headers arrived, before the body is read (before
- * `100 Continue` when the client asked for it); nothing is carried out, and the call records no params.
- * `drop-response`: the call is carried out (a message is posted), then the connection is dropped instead
- * of answering.
- */
-export type NetworkFailure = "reset-before-body" | "drop-response";
 
 export interface ScriptedFailure {
   /** Lower-case method name, or every method when absent. */
@@ -758,16 +748,10 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
     }
   };
 
-  const server: Server = createServer((request, response) => {
-    const receivedAt = performance.now();
-    if (resetBeforeBody(request, receivedAt)) return;
-    handle(request, response, receivedAt).catch(() => request.socket.destroy());
-  });
-  server.on("checkContinue", (request, response) => {
-    const receivedAt = performance.now();
-    if (resetBeforeBody(request, receivedAt)) return;
-    response.writeContinue();
-    handle(request, response, receivedAt).catch(() => request.socket.destroy());
+  const server = createPlatformServer({
+    resetBeforeBody,
+    handle,
+    onError: (request) => request.socket.destroy(),
   });
   const listening = await listen(server);
 
