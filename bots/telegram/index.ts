@@ -227,7 +227,7 @@ function trackWork(
 }
 
 /** The chat an update belongs to (a button press: the chat of its message). */
-function chatOf(ctx: Context): string | undefined {
+function chatOf(ctx: Context): string {
   return String(ctx.chat?.id ?? ctx.from?.id ?? "unknown");
 }
 

@@ -1,10 +1,13 @@
 /**
- * The delivery worker: turns a generated run into outbox rows, then posts each row through its
- * platform's `PlatformSender`, paced under the platform's limits.
+ * The delivery worker: takes a generated briefing as the runner handed it over (or, after a restart, as
+ * the run stored it), turns it into outbox rows, then posts each row through its platform's
+ * `PlatformSender`, which resolves where the post goes and paces it under the platform's limits. The run
+ * carries its own window (`notAfter`, set when the scheduler claimed it): the worker asks the scheduler
+ * nothing.
  *
  * Exactly-once rules:
- * - a row is marked `sending` (with `sendingAt`) by a conditional update right before the platform call;
- *   only the replica whose update matched sends;
+ * - a row is marked `sending` (with `sendingAt`) by a conditional update right before the platform call
+ *   (the sender's `begin()`, once its turn has come); only the replica whose update matched sends;
  * - a row found in `sending` without a message id after `interruptedAfterMs` belonged to a process that
  *   died mid-call. Telegram and Slack take no idempotency key and offer no "did this post arrive?" lookup,
  *   so it is failed ("interrupted mid-send; not re-sent to avoid a duplicate"), never re-sent;
