@@ -13,11 +13,11 @@ import { tmpdir } from "node:os";
 import { join, posix } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-// Proves the boundary check in `npm run check` can fail. It runs `npm run boundaries` on two copies of the
-// tree, one as it is and one with forbidden imports of every rule planted in new files (static, type-only,
-// package subpaths, dynamic import(), process.getBuiltinModule), and expects each plant reported under its
-// rule and file, and nothing else to change. Comparing with the unplanted copy keeps this meaningful while
-// the tree has violations of its own.
+// Proves the boundary check in `npm run check` can fail. It runs `npm run boundaries` on a copy of the tree
+// with forbidden imports of every rule planted in new files (static, type-only, package subpaths, dynamic
+// import(), process.getBuiltinModule) and allowed ones beside them, and expects each plant reported under its
+// rule and file, and nothing else: the tree itself has no violations (`npm run check` holds it there), so
+// every line the copy reports must be a plant.
 
 const root = join(import.meta.dirname, "..", "..");
 const copied = [
@@ -257,20 +257,18 @@ function reports(violation: Violation, plant: Plant): boolean {
 const line = ({ rule, from, to }: Violation) => `${rule}: ${from} → ${to}`;
 
 describe("the boundary check", () => {
-  const copies: string[] = [];
+  let copy: string | undefined;
   let planted: ReturnType<typeof plantEveryRule>;
-  let cleanRun: CheckRun;
   let plantedRun: CheckRun;
 
   beforeAll(async () => {
-    const [clean, withPlants] = [copyTree(), copyTree()];
-    copies.push(clean, withPlants);
-    planted = plantEveryRule(withPlants);
-    [cleanRun, plantedRun] = await Promise.all([runBoundaries(clean), runBoundaries(withPlants)]);
+    copy = copyTree();
+    planted = plantEveryRule(copy);
+    plantedRun = await runBoundaries(copy);
   });
 
   afterAll(() => {
-    for (const copy of copies) rmSync(copy, { recursive: true, force: true });
+    if (copy) rmSync(copy, { recursive: true, force: true });
   });
 
   it("is part of npm run check", () => {
@@ -278,22 +276,17 @@ describe("the boundary check", () => {
     expect(scripts.check).toMatch(/&& npm run boundaries$/);
   });
 
-  it("exits non-zero exactly when it reports a violation", () => {
+  it("exits non-zero when it reports a violation", () => {
     expect(plantedRun.exitCode, plantedRun.output).toBe(1);
-    expect(cleanRun.exitCode, cleanRun.output).toBe(cleanRun.violations.length > 0 ? 1 : 0);
   });
 
-  it("reports every planted import under its rule and file, and none of them without the plant", () => {
+  it("reports every planted import under its rule and file", () => {
     for (const plant of planted.plants) {
       const label = `${plant.rule}: ${plant.from} → ${plant.to} (${plant.how})`;
       expect(
         plantedRun.violations.some((v) => reports(v, plant)),
         `not reported: ${label}`,
       ).toBe(true);
-      expect(
-        cleanRun.violations.some((v) => reports(v, plant)),
-        `reported unplanted: ${label}`,
-      ).toBe(false);
     }
   });
 
@@ -303,13 +296,10 @@ describe("the boundary check", () => {
     expect([...new Set(planted.plants.map(({ rule }) => rule))].sort()).toEqual(rules);
   });
 
-  it("reports nothing else: allowed imports pass and the tree's own violations stay as they were", () => {
-    const before = new Set(cleanRun.violations.map(line));
-    const added = plantedRun.violations.filter((v) => !before.has(line(v)));
-    expect(added.filter((v) => !planted.plants.some((plant) => reports(v, plant))).map(line)).toEqual([]);
-    expect(added).toHaveLength(planted.plants.length);
-    const after = new Set(plantedRun.violations.map(line));
-    expect(cleanRun.violations.map(line).filter((v) => !after.has(v))).toEqual([]);
+  it("reports nothing else: the allowed imports pass, and the tree around the plants has no violation", () => {
+    const unplanted = plantedRun.violations.filter((v) => !planted.plants.some((plant) => reports(v, plant)));
+    expect(unplanted.map(line)).toEqual([]);
+    expect(plantedRun.violations).toHaveLength(planted.plants.length);
     for (const file of planted.allowedFiles) expect(plantedRun.output).not.toContain(`: ${file} →`);
   });
 });
