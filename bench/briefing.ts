@@ -15,18 +15,10 @@ import { addCalendar, recordCalendarNotModified } from "../db/queries/calendars.
 import { addFeed, markFeedNotModified } from "../db/queries/feeds.ts";
 import { getRun } from "../db/queries/runs.ts";
 import { createUser } from "../db/queries/users.ts";
-import { createDbPorts } from "../db/stores/index.ts";
+import { databasePorts } from "../src/build-core.ts";
 import { resolveModelRoutes } from "../src/config/model-routes.ts";
-import {
-  type BriefingOutcome,
-  composeCore,
-  fixedClock,
-  type Ports,
-  silentLogger,
-  type User,
-} from "../src/core/index.ts";
+import { type BriefingOutcome, composeCore, fixedClock, silentLogger, type User } from "../src/core/index.ts";
 import { createModelClient } from "../src/models/index.ts";
-import { createSourceRefresher } from "../src/sources/refresh-sources.ts";
 import { LONDON, START, seedTasks, seedWeather } from "../test/core/fixture.ts";
 import { type ScriptedToolCall, startOllamaServer } from "../test/servers/ollama-server.ts";
 import { startOpenMeteoServer } from "../test/servers/open-meteo-server.ts";
@@ -100,21 +92,13 @@ export async function runBriefingBench(): Promise<BenchSection> {
       networkCalls += 1;
       return fetch(input, init);
     };
-    const stores = createDbPorts(db);
-    // The production refresh (as build-core wires it), against the Open-Meteo test server.
-    const ports: Ports = {
-      ...stores,
-      sources: {
-        ...stores.sources,
-        refresh: createSourceRefresher({
-          db,
-          fetch: countingFetch,
-          clock,
-          forecastUrl: meteo.url,
-          maxAgeMinutes: { calendar: 15, feeds: 30, weather: 30 },
-        }),
-      },
-    };
+    // The production ports and refresh (build-core's), against the Open-Meteo test server.
+    const ports = databasePorts(db, {
+      fetch: countingFetch,
+      clock,
+      forecastUrl: meteo.url,
+      maxAgeMinutes: { calendar: 15, feeds: 30, weather: 30 },
+    });
 
     const measure = async (model: string, user: User, rounds = ROUNDS): Promise<Measure> => {
       const client = createModelClient({

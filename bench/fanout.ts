@@ -23,6 +23,7 @@ import { createTelegramBot } from "../bots/telegram/index.ts";
 import { type OpenDatabase, openDatabase } from "../db/client.ts";
 import { finishRun, startClaimedRun } from "../db/queries/runs.ts";
 import { briefingRuns, deliveries, identities, users } from "../db/schema/index.ts";
+import { createPlatformState } from "../db/stores/index.ts";
 import {
   type ModelRoutesFileInput,
   ModelRoutesFileSchema,
@@ -223,7 +224,7 @@ async function rush(layout: Layout, count: number): Promise<RushResult> {
     const router = createModelClient({ routes: routesFor(layout, gpu0.url, gpu1.url) });
     const briefingEndpoints = router.stats().length === 1 || layout.includes("dedicated") ? 1 : 2;
     const turns = new Map<number, string[]>();
-    const runner: BriefingGenerator = async ({ user, runId }) => {
+    const runner: BriefingGenerator = async ({ user, runId, localDate }) => {
       await startClaimedRun(db, runId, clock.now());
       const opening: ChatMessage[] = [
         {
@@ -261,12 +262,23 @@ async function rush(layout: Layout, count: number): Promise<RushResult> {
         },
         clock.now(),
       );
+      // Handed to the outbox as the real runner hands it over.
+      return {
+        runId,
+        userId: user.id,
+        slot: "morning",
+        localDate,
+        prose: prose.content,
+        checks: [],
+        statusRow: "",
+        mode: "agentic",
+      };
     };
 
     const bot = createTelegramBot({
       config: telegramConfigFor(telegram),
-      db,
       assistant: unusedAssistant,
+      platformState: createPlatformState(db),
       clock,
       retry: { maxAttempts: 3, maxDelaySeconds: 5 },
       transports,
@@ -274,10 +286,16 @@ async function rush(layout: Layout, count: number): Promise<RushResult> {
     const sendTimes: number[] = [];
     const timed: PlatformSender = {
       platform: "telegram",
-      deliver(target, message) {
-        sendTimes.push(performance.now());
-        return bot.sender.deliver(target, message);
-      },
+      // A send is counted when its turn comes: the sender paces first, then claims the row.
+      deliver: (attempt) =>
+        bot.sender.deliver({
+          ...attempt,
+          begin: async () => {
+            const claimed = await attempt.begin();
+            if (claimed) sendTimes.push(performance.now());
+            return claimed;
+          },
+        }),
     };
     const outcomes: Record<DeliveryOutcome, number> = { sent: 0, not_sent: 0, unknown: 0, refused: 0 };
     const worker = createDeliveryWorker({
@@ -291,8 +309,9 @@ async function rush(layout: Layout, count: number): Promise<RushResult> {
       db,
       clock,
       runner: async (request) => {
-        await runner(request);
+        const generated = await runner(request);
         lastGeneratedAt = performance.now();
+        return generated;
       },
       deliver: worker,
     });

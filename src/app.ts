@@ -7,10 +7,12 @@ import type { TelegramBot } from "../bots/telegram/index.ts";
 import type { Database, OpenDatabase } from "../db/client.ts";
 import { expirePendingActions } from "../db/queries/pending-actions.ts";
 import { rollUpOldRuns } from "../db/queries/retention.ts";
+import { createPlatformState } from "../db/stores/index.ts";
 import { buildCore } from "./build-core.ts";
 import type { Config } from "./config/config.ts";
 import type { Assistant, PlatformSender } from "./core/assistant.ts";
 import type { Clock } from "./core/clock.ts";
+import type { PlatformState } from "./core/ports.ts";
 import type { DeliveryObserver } from "./delivery/hooks.ts";
 import {
   createSlackTransports,
@@ -83,7 +85,9 @@ export async function createPlatforms(
   deps: Omit<AppDeps, "database">,
   assistant: Assistant,
 ): Promise<Platforms> {
-  const { config, db, clock, logger } = deps;
+  const { config, clock, logger } = deps;
+  // The adapters keep their state through the core's port; this assignment checks the store fits it.
+  const platformState: PlatformState = createPlatformState(deps.db);
   // One flood gate per token, shared by chat replies and the outbox.
   const telegramTransports = config.telegram ? createTelegramTransports() : undefined;
   const slackTransports = config.slack ? createSlackTransports() : undefined;
@@ -91,11 +95,10 @@ export async function createPlatforms(
   const telegram = config.telegram
     ? (await import("../bots/telegram/index.ts")).createTelegramBot({
         config: config.telegram,
-        db,
         assistant,
+        platformState,
         clock,
         logger: logger.child({ platform: "telegram" }),
-        confirmationMinutes: config.briefing.confirmationMinutes,
         ...(telegramTransports ? { transports: telegramTransports } : {}),
       })
     : undefined;
@@ -105,8 +108,8 @@ export async function createPlatforms(
       ? await createSlackWithin(
           slackModule.createSlackApp({
             config: config.slack,
-            db,
             assistant,
+            platformState,
             clock,
             logger: logger.child({ platform: "slack" }),
             ...(slackTransports ? { transports: slackTransports } : {}),
@@ -147,8 +150,6 @@ export function createOutbox(
     db: deps.db,
     clock: deps.clock,
     senders,
-    slackChannel: deps.config.slack?.channel,
-    staleAfterMinutes: deps.config.briefing.staleAfterMinutes,
     logger: deps.logger.child({ component: "delivery" }),
     ...(observer ? { observer } : {}),
   });

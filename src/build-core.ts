@@ -14,7 +14,7 @@ import type { ModelClient } from "./core/model.ts";
 import type { Ports } from "./core/ports.ts";
 import { createModelClient, type ModelRouter } from "./models/index.ts";
 import { CHANGES_SINCE_MORNING_TOOL, changesSinceMorning } from "./scheduler/changes-since-morning.ts";
-import { createSourceRefresher } from "./sources/refresh-sources.ts";
+import { createSourceRefresher, type SourceRefresherOptions } from "./sources/refresh-sources.ts";
 
 export interface BuildCoreOptions<MODEL extends ModelClient = ModelRouter> {
   db: Database;
@@ -34,27 +34,18 @@ export function buildCore(
   options: BuildCoreOptions<ModelClient>,
 ): Core & { model: ModelClient; ports: Ports } {
   const { db, config } = options;
-  const stores = createDbPorts(db);
-  // The stores fit the core's ports structurally; this assignment is where the compiler checks it.
-  const ports: Ports = {
-    ...stores,
-    sources: {
-      ...stores.sources,
-      refresh: createSourceRefresher({
-        db,
-        fetch: options.fetch,
-        clock: options.clock,
-        forecastUrl: config.openMeteo.forecastUrl,
-        maxAgeMinutes: {
-          calendar: config.sync.calendarMinutes,
-          feeds: config.sync.feedMinutes,
-          weather: config.sync.weatherMinutes,
-        },
-        logger: options.logger,
-        network: config.sources,
-      }),
+  const ports = databasePorts(db, {
+    fetch: options.fetch,
+    clock: options.clock,
+    forecastUrl: config.openMeteo.forecastUrl,
+    maxAgeMinutes: {
+      calendar: config.sync.calendarMinutes,
+      feeds: config.sync.feedMinutes,
+      weather: config.sync.weatherMinutes,
     },
-  };
+    logger: options.logger,
+    network: config.sources,
+  });
   const model =
     options.model ??
     createModelClient({ routes: config.models, fetch: options.fetch, logger: options.logger });
@@ -78,4 +69,15 @@ export function buildCore(
     },
   });
   return { ...core, model, ports };
+}
+
+/** The core's ports over one database, with `Sources.refresh` fetching stale sources at the edge. */
+export function databasePorts(db: Database, refresh: Omit<SourceRefresherOptions, "db">): Ports {
+  const stores = createDbPorts(db);
+  // The stores fit the core's ports structurally; this assignment is where the compiler checks it.
+  const ports: Ports = {
+    ...stores,
+    sources: { ...stores.sources, refresh: createSourceRefresher({ db, ...refresh }) },
+  };
+  return ports;
 }

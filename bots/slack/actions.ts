@@ -21,7 +21,7 @@ const MAX_THREAD_PAGES = 10;
 export function registerActions(app: App, deps: SlackHandlerDeps): void {
   app.action<BlockAction<ButtonAction>>(ACTION_RECEIPTS, async ({ action, body, ack, respond, client }) => {
     await ack();
-    const linked = await findLinkedUser(deps.db, body.user.id);
+    const linked = await findLinkedUser(deps, body.user.id);
     if (!linked) {
       await respond({ response_type: "ephemeral", replace_original: false, text: refusalText(body.user.id) });
       return;
@@ -82,7 +82,7 @@ export function registerActions(app: App, deps: SlackHandlerDeps): void {
       client: webApi.WebClient;
     }): Promise<void> {
       await ack();
-      const linked = await findLinkedUser(deps.db, body.user.id);
+      const linked = await findLinkedUser(deps, body.user.id);
       if (!linked) {
         await respond({
           response_type: "ephemeral",

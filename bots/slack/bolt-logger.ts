@@ -1,17 +1,18 @@
-/** Bolt and its WebClient log through our pino logger, so Slack chatter lands in the same structured stream. */
+/** Bolt and its WebClient log through our logger, so Slack chatter lands in the same structured stream. */
 import { type Logger as BoltLogger, LogLevel } from "@slack/bolt";
-import type { Logger } from "../../src/logger.ts";
+import type { Logger } from "../../src/core/index.ts";
 
 export function boltLogger(logger: Logger): BoltLogger {
-  const child = logger.child({ component: "slack" });
   let level = LogLevel.INFO;
   const line = (parts: unknown[]): string =>
     parts.map((part) => (typeof part === "string" ? part : stringify(part))).join(" ");
+  const details = { component: "bolt" };
   return {
-    debug: (...parts: unknown[]) => child.debug(line(parts)),
-    info: (...parts: unknown[]) => child.info(line(parts)),
-    warn: (...parts: unknown[]) => child.warn(line(parts)),
-    error: (...parts: unknown[]) => child.error(line(parts)),
+    // Bolt's debug lines trace every request; the one logger has no level below info for them.
+    debug: () => {},
+    info: (...parts: unknown[]) => logger.info(details, line(parts)),
+    warn: (...parts: unknown[]) => logger.warn(details, line(parts)),
+    error: (...parts: unknown[]) => logger.error(details, line(parts)),
     setLevel(next) {
       level = next;
     },

@@ -7,13 +7,14 @@ import type { App, RespondFn } from "@slack/bolt";
 import {
   type BriefingEvent,
   isSlotName,
+  type LinkedAccount,
   progressLine,
   SLOT_NAMES,
   type SlotName,
 } from "../../src/core/index.ts";
-import { findLinkedUser, type LinkedUser, refusalText } from "./access.ts";
+import { findLinkedUser, refusalText } from "./access.ts";
 import { postBriefing } from "./delivery.ts";
-import { dmChannelFor } from "./dm-channels.ts";
+import { dmChannelOf } from "./dm-channels.ts";
 import { receiptsMessages, type SlackMessage } from "./format.ts";
 import { type SlackHandlerDeps, SORRY } from "./handler-deps.ts";
 
@@ -23,7 +24,7 @@ const MAX_RESPONSES = 5;
 export function registerCommands(app: App, deps: SlackHandlerDeps): void {
   app.command("/brief", async ({ command, ack, respond, client }) => {
     await ack();
-    const linked = await findLinkedUser(deps.db, command.user_id);
+    const linked = await findLinkedUser(deps, command.user_id);
     if (!linked) {
       await respond({ response_type: "ephemeral", text: refusalText(command.user_id) });
       return;
@@ -53,11 +54,8 @@ export function registerCommands(app: App, deps: SlackHandlerDeps): void {
     try {
       const outcome = await deps.assistant.brief(linked.user.id, { ...(slot ? { slot } : {}), onEvent });
       await progress;
-      const channel = await dmChannelFor({ client, db: deps.db }, command.user_id, {
-        identityId: linked.identity.id,
-        chatId: linked.identity.chatId,
-      });
-      await postBriefing({ client, db: deps.db, clock: deps.clock, logger: deps.logger }, channel, outcome);
+      const channel = await dmChannelOf({ client, platformState: deps.platformState }, linked.identity);
+      await postBriefing({ ...deps, client }, channel, outcome);
     } catch (error) {
       deps.logger.error({ err: error, userId: linked.user.id }, "slack: /brief failed");
       await respond({ response_type: "ephemeral", text: SORRY });
@@ -66,7 +64,7 @@ export function registerCommands(app: App, deps: SlackHandlerDeps): void {
 
   app.command("/receipts", async ({ command, ack, respond }) => {
     await ack();
-    const linked = await findLinkedUser(deps.db, command.user_id);
+    const linked = await findLinkedUser(deps, command.user_id);
     if (!linked) {
       await respond({ response_type: "ephemeral", text: refusalText(command.user_id) });
       return;
@@ -78,7 +76,7 @@ export function registerCommands(app: App, deps: SlackHandlerDeps): void {
 
 async function respondWithReceipts(
   deps: SlackHandlerDeps,
-  linked: LinkedUser,
+  linked: LinkedAccount,
   respond: RespondFn,
   runId: number | undefined,
 ): Promise<void> {

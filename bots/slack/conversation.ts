@@ -3,15 +3,14 @@
  * then any destructive action the model wants as Confirm / Cancel buttons in the same place.
  */
 import type { webApi } from "@slack/bolt";
-import type { ThreadRef } from "../../src/core/assistant.ts";
-import type { LinkedUser } from "./access.ts";
+import type { LinkedAccount, ThreadRef } from "../../src/core/index.ts";
 import { confirmationMessage, textMessages } from "./format.ts";
 import { type SlackHandlerDeps, SORRY } from "./handler-deps.ts";
 
 export const THINKING_TEXT = "_thinking…_";
 
 export interface IncomingText {
-  linked: LinkedUser;
+  linked: LinkedAccount;
   channel: string;
   /** Reply in this thread; undefined answers at the top level of the DM. */
   threadTs: string | undefined;

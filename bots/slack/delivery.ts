@@ -1,17 +1,21 @@
 /**
  * Posting a briefing to Slack as a thread parent, and the `PlatformSender` the delivery outbox calls.
- * The thread (channel + ts) is remembered as a conversation about the run, so replies in it are follow-ups.
+ * The thread (channel + ts) is linked to the run, so replies in it are follow-ups.
  */
 import { webApi } from "@slack/bolt";
-import type { Database } from "../../db/client.ts";
-import { findOrCreateConversation } from "../../db/queries/conversations.ts";
-import type { BriefingMessage, PlatformSender } from "../../src/core/assistant.ts";
-import { DeliveryError } from "../../src/core/assistant.ts";
-import type { Clock } from "../../src/core/clock.ts";
-import type { Logger } from "../../src/logger.ts";
-import { dmChannelFor, isUserId } from "./dm-channels.ts";
+import {
+  type BriefingMessage,
+  type Clock,
+  DeliveryError,
+  errorMessage,
+  type Logger,
+  type PlatformSender,
+  type PlatformState,
+  type SendPacer,
+} from "../../src/core/index.ts";
+import { dmChannelOf } from "./dm-channels.ts";
 import { briefingMessages } from "./format.ts";
-import { briefingThreadKey } from "./threads.ts";
+import { linkBriefingThread } from "./threads.ts";
 
 /** Slack errors no retry can fix: the channel or account is gone, or the token is wrong. */
 const PERMANENT_ERRORS = new Set([
@@ -31,7 +35,7 @@ const PERMANENT_ERRORS = new Set([
 
 export interface BriefingPostDeps {
   client: webApi.WebClient;
-  db: Database;
+  platformState: PlatformState;
   clock: Clock;
   logger: Logger;
 }
@@ -89,11 +93,11 @@ async function rememberThread(
   { channel: postedChannel, ts }: PostProgress,
 ): Promise<void> {
   try {
-    await findOrCreateConversation(deps.db, {
+    await linkBriefingThread(deps.platformState, {
       userId: message.userId,
-      platform: "slack",
-      threadKey: briefingThreadKey(postedChannel, ts),
       runId: message.runId,
+      channel: postedChannel,
+      ts,
       at: deps.clock.now(),
     });
   } catch (error) {
@@ -109,28 +113,38 @@ async function rememberThread(
 const PROGRESS_KEPT_MS = 3 * 3_600_000;
 
 /**
- * The outbox's way to Slack. `target` is the identity's DM channel (D…), the configured channel, or a Slack
- * user id whose DM is opened first. Slack's answers become `DeliveryError`s: permanent ones are never
+ * The outbox's way to Slack. A briefing goes to the configured channel (SLACK_CHANNEL) when there is one,
+ * otherwise to the user's DM, opened first when the bot has none with them yet; posts to one channel wait
+ * their turn under Slack's limits. Slack's answers become `DeliveryError`s: permanent ones are never
  * retried, rate limits carry `retryAfterMs` (the client rejects rate-limited calls rather than wait, so the
  * outbox decides). A network failure while posting is passed on with its cause, so the outbox can tell
  * whether the post reached Slack; one while opening the DM is harmless to retry and says so.
  */
-export function createSlackSender(options: BriefingPostDeps): PlatformSender {
+export function createSlackSender(
+  options: BriefingPostDeps & {
+    /** Every briefing goes to this channel instead of each user's DM. */
+    channel?: string | undefined;
+    pacer?: SendPacer | undefined;
+  },
+): PlatformSender {
   const progress = new Map<string, { post: PostProgress; at: number }>();
   return {
     platform: "slack",
-    async deliver(target, message) {
-      const now = options.clock.now().getTime();
-      for (const [key, entry] of progress) if (entry.at < now - PROGRESS_KEPT_MS) progress.delete(key);
+    async deliver({ recipient, message, begin }) {
       let channel: string;
       try {
-        channel = isUserId(target) ? await dmChannelFor(options, target) : target;
+        channel = options.channel ?? (await dmChannelOf(options, recipient));
       } catch (error) {
         // conversations.open posts nothing; repeating it is always safe.
         throw isNetworkError(error)
           ? new DeliveryError(`slack: ${errorMessage(error)}`, false, undefined, { cause: error })
           : toDeliveryError(error);
       }
+      await options.pacer?.acquire(channel);
+      if (!(await begin())) return undefined;
+      await options.pacer?.beforeSend();
+      const now = options.clock.now().getTime();
+      for (const [key, entry] of progress) if (entry.at < now - PROGRESS_KEPT_MS) progress.delete(key);
       const key = `${channel}:${message.runId}`;
       try {
         const ts = await postBriefing(options, channel, message, {
@@ -138,7 +152,7 @@ export function createSlackSender(options: BriefingPostDeps): PlatformSender {
           onProgress: (post) => progress.set(key, { post, at: now }),
         });
         progress.delete(key);
-        return { platformMessageId: ts };
+        return { platformMessageId: ts, target: channel };
       } catch (error) {
         if (isNetworkError(error)) {
           throw new Error(`slack network error: ${errorMessage(error)}`, { cause: error });
@@ -154,10 +168,6 @@ export function createSlackSender(options: BriefingPostDeps): PlatformSender {
 /** The request failed on the way (no answer from Slack): the Web API client's request error. */
 function isNetworkError(error: unknown): boolean {
   return error instanceof webApi.WebAPIRequestError;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 export function toDeliveryError(error: unknown): DeliveryError {
@@ -181,6 +191,5 @@ export function toDeliveryError(error: unknown): DeliveryError {
       { cause: error },
     );
   }
-  const message = error instanceof Error ? error.message : String(error);
-  return new DeliveryError(`slack: ${message}`, false, undefined, { cause: error });
+  return new DeliveryError(`slack: ${errorMessage(error)}`, false, undefined, { cause: error });
 }

@@ -1,43 +1,32 @@
 /**
- * The bot's DM with each linked user. The outbox only delivers to identities with a known chat, so the DM is
- * opened (conversations.open) and recorded whenever it is missing.
+ * The bot's DM with each linked user. Scheduled briefings go to the DM, so it is opened (conversations.open)
+ * and remembered whenever it is missing.
  */
 import type { webApi } from "@slack/bolt";
-import type { Database } from "../../db/client.ts";
-import { findUserByIdentity, identitiesWithoutChat, setIdentityChat } from "../../db/queries/users.ts";
-import type { Logger } from "../../src/logger.ts";
+import type { Identity, Logger, PlatformState } from "../../src/core/index.ts";
 
-/** A Slack user id (U…/W…) rather than a conversation id. */
-export function isUserId(target: string): boolean {
-  return /^[UW][A-Z0-9]+$/.test(target);
-}
-
-/** The bot's DM with a user, opened if needed and recorded on the identity. */
-export async function dmChannelFor(
-  deps: { client: webApi.WebClient; db: Database },
-  slackUserId: string,
-  known?: { identityId: number; chatId: string | null },
+/** The bot's DM with a linked account: the one known, or one opened now and remembered on the account. */
+export async function dmChannelOf(
+  deps: { client: webApi.WebClient; platformState: PlatformState },
+  identity: Pick<Identity, "id" | "externalUserId" | "chatId">,
 ): Promise<string> {
-  if (known?.chatId) return known.chatId;
-  const opened = await deps.client.conversations.open({ users: slackUserId });
+  if (identity.chatId) return identity.chatId;
+  const opened = await deps.client.conversations.open({ users: identity.externalUserId });
   const channel = opened.channel?.id;
-  if (!channel) throw new Error(`conversations.open gave no channel for ${slackUserId}`);
-  const identityId =
-    known?.identityId ?? (await findUserByIdentity(deps.db, "slack", slackUserId))?.identity.id;
-  if (identityId !== undefined) await setIdentityChat(deps.db, identityId, channel);
+  if (!channel) throw new Error(`conversations.open gave no channel for ${identity.externalUserId}`);
+  await deps.platformState.rememberChat(identity.id, channel);
   return channel;
 }
 
 /** Opens DMs for linked users who never wrote to the bot. Best effort: a failure only delays their briefing. */
 export async function openMissingDmChannels(
-  db: Database,
+  platformState: PlatformState,
   client: webApi.WebClient,
   logger: Logger,
 ): Promise<void> {
-  const missing = await identitiesWithoutChat(db, "slack");
-  for (const identity of missing) {
+  for (const identity of await platformState.identitiesWithoutChat("slack")) {
     try {
-      await dmChannelFor({ client, db }, identity.externalUserId, { identityId: identity.id, chatId: null });
+      await dmChannelOf({ client, platformState }, identity);
     } catch (error) {
       logger.warn({ err: error, slackUser: identity.externalUserId }, "slack: could not open a DM");
     }

@@ -4,12 +4,14 @@
  */
 import type { types } from "@slack/bolt";
 import { DateTime } from "luxon";
-import type {
-  BriefingMessage,
-  PendingConfirmation,
-  Receipt,
-  ReceiptsView,
-} from "../../src/core/assistant.ts";
+import {
+  type BriefingMessage,
+  outsideSurrogatePair,
+  type PendingConfirmation,
+  type Receipt,
+  type ReceiptsView,
+  splitText as splitForPlatform,
+} from "../../src/core/index.ts";
 
 type KnownBlock = types.KnownBlock;
 
@@ -40,26 +42,23 @@ export function proseToMrkdwn(prose: string): string {
 }
 
 /**
- * Splits already-escaped mrkdwn into pieces of at most `max` characters, preferring line breaks and never
- * cutting an `&amp;`-style entity in half.
+ * Splits already-escaped mrkdwn into pieces of at most `max` characters (the core's splitter), preferring
+ * line breaks, then spaces, in the second half of a piece, and never cutting an `&amp;`-style entity or a
+ * surrogate pair in half.
  */
 export function splitText(text: string, max: number = MAX_SECTION_TEXT): string[] {
-  if (text.length <= max) return text.length > 0 ? [text] : [];
-  const pieces: string[] = [];
-  let rest = text;
-  while (rest.length > max) {
-    let cut = rest.lastIndexOf("\n", max);
-    if (cut < max / 2) cut = rest.lastIndexOf(" ", max);
-    if (cut < max / 2) cut = max;
-    const entityStart = rest.lastIndexOf("&", cut - 1);
-    if (entityStart !== -1 && entityStart > cut - 5 && rest.indexOf(";", entityStart) >= cut)
-      cut = entityStart;
-    if (isLowSurrogate(rest.charCodeAt(cut))) cut -= 1;
-    pieces.push(rest.slice(0, cut));
-    rest = rest.slice(cut).replace(/^\n/, "");
-  }
-  if (rest.length > 0) pieces.push(rest);
-  return pieces;
+  return splitForPlatform(text, {
+    limit: max,
+    breaks: ["\n", " "],
+    minBreakFraction: 0.5,
+    canCutAt: (value, index) => outsideEntity(value, index) && outsideSurrogatePair(value, index),
+  });
+}
+
+/** Entities are at most five characters (`&amp;`); a cut after an `&` and before its `;` would break one. */
+function outsideEntity(text: string, index: number): boolean {
+  const entityStart = text.lastIndexOf("&", index - 1);
+  return !(entityStart !== -1 && entityStart > index - 5 && text.indexOf(";", entityStart) >= index);
 }
 
 /** Text for notifications and clients without Block Kit; Slack reads it as mrkdwn, so data is escaped. */
@@ -216,8 +215,4 @@ function prettyJson(value: unknown): string {
 function compactJson(value: unknown, max: number): string {
   const json = JSON.stringify(value) ?? "";
   return json.length <= max ? json : `${json.slice(0, max - 1)}…`;
-}
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
 }

@@ -1,12 +1,10 @@
-import type { Database } from "../../db/client.ts";
-import type { Assistant } from "../../src/core/assistant.ts";
-import type { Clock } from "../../src/core/clock.ts";
-import type { Logger } from "../../src/logger.ts";
+import type { Assistant, Clock, Logger, PlatformState } from "../../src/core/index.ts";
 
 /** What every Slack listener needs; the Web API client comes from Bolt per request. */
 export interface SlackHandlerDeps {
-  db: Database;
   assistant: Assistant;
+  /** Linked accounts, briefing threads, handled events: the core's port. */
+  platformState: PlatformState;
   clock: Clock;
   logger: Logger;
 }

@@ -5,7 +5,7 @@
  * runs); `requestHandler` serves `/slack/events` on the shared server, or `start(port)` listens on its own.
  * Socket Mode when `appToken` is set: no public URL, `start()` connects out.
  *
- *   const slack = await createSlackApp({ config, db, assistant, clock, logger });
+ *   const slack = await createSlackApp({ config, assistant, platformState, clock, logger });
  *   router.post("/slack/events", slack.requestHandler);   // HTTP mode on the shared server
  *   await slack.start();                                    // Socket Mode connects; HTTP mode opens missing DMs
  *   worker({ senders: [slack.sender] });
@@ -13,12 +13,15 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { App, HTTPReceiver, webApi } from "@slack/bolt";
-import type { Database } from "../../db/client.ts";
-import { claimEvent, pruneProcessedEvents } from "../../db/queries/processed-events.ts";
-import type { SlackConfig } from "../../src/config/config.ts";
-import type { Assistant, PlatformSender } from "../../src/core/assistant.ts";
-import type { Clock } from "../../src/core/clock.ts";
-import { type Logger, silentLogger } from "../../src/logger.ts";
+import {
+  type Assistant,
+  type Clock,
+  type Logger,
+  type PlatformSender,
+  type PlatformState,
+  type SendPacer,
+  silentLogger,
+} from "../../src/core/index.ts";
 import { registerActions } from "./actions.ts";
 import { boltLogger } from "./bolt-logger.ts";
 import { registerCommands } from "./commands.ts";
@@ -29,21 +32,35 @@ import { registerMessages } from "./messages.ts";
 
 export const SLACK_EVENTS_PATH = "/slack/events";
 
+/** What the adapter needs to reach Slack. */
+export interface SlackAdapterConfig {
+  botToken: string;
+  signingSecret: string;
+  /** Socket Mode when set (no public URL); HTTP mode otherwise. */
+  appToken?: string | undefined;
+  /** The Web API base, `https://slack.com/api/` or a stand-in's. */
+  apiUrl: string;
+  /** Post every scheduled briefing here instead of each user's DM. */
+  channel?: string | undefined;
+}
+
 /**
- * The `fetch` functions of the app's Web API clients. The composition root passes ones that share the
- * token's flood gate (a `ratelimited` 429 pauses that method, or that channel, for every caller) and, for
- * the outbox, a transport that knows whether a failed request reached Slack
- * (`src/delivery/platform-transports.ts`). Without them the global fetch is used, with no gate.
+ * How the app's traffic reaches Slack. The composition root passes `fetch` functions that share the token's
+ * flood gate (a `ratelimited` 429 pauses that method, or that channel, for every caller) and, for the
+ * outbox, a transport that knows whether a failed request reached Slack, plus the outbox's pacer
+ * (`src/delivery/`). Without them the global fetch is used, with no gate and no pacing.
  */
 export interface SlackTransports {
   fetch: typeof fetch;
   deliveryFetch: typeof fetch;
+  pacer?: SendPacer;
 }
 
 export interface SlackAppOptions {
-  config: SlackConfig;
-  db: Database;
+  config: SlackAdapterConfig;
   assistant: Assistant;
+  /** Linked accounts, briefing threads, handled events: the core's port. */
+  platformState: PlatformState;
   clock: Clock;
   logger?: Logger;
   /** Web API retries for listener calls (rate limits wait `Retry-After`). Default: 3 retries, ≤ 10 s apart. */
@@ -81,7 +98,7 @@ const DEFAULT_RETRY: webApi.RetryOptions = {
 
 /** Builds and initialises (auth.test) the Slack app. Throws when the token is refused. */
 export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp> {
-  const { config, db, assistant, clock } = options;
+  const { config, assistant, platformState, clock } = options;
   const logger = options.logger ?? silentLogger;
   const socketMode = config.appToken !== undefined;
   const slackLogger = boltLogger(logger);
@@ -124,14 +141,14 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
   });
   app.use(async ({ body, next }) => {
     const eventId = "event_id" in body && typeof body.event_id === "string" ? body.event_id : undefined;
-    if (eventId && !(await claimEvent(db, "slack", eventId, clock.now()))) {
-      logger.debug({ eventId }, "slack: event already handled (retry), skipped");
+    if (eventId && !(await platformState.claimEvent("slack", eventId, clock.now()))) {
+      logger.info({ eventId }, "slack: event already handled (retry), skipped");
       return;
     }
     await next();
   });
 
-  const deps: SlackHandlerDeps = { db, assistant, clock, logger };
+  const deps: SlackHandlerDeps = { assistant, platformState, clock, logger };
   registerCommands(app, deps);
   registerActions(app, deps);
   registerMessages(app, deps);
@@ -149,7 +166,14 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
     logger: slackLogger,
     ...(transports ? { fetch: transports.deliveryFetch as webApi.FetchFunction } : {}),
   });
-  const sender = createSlackSender({ client: senderClient, db, clock, logger });
+  const sender = createSlackSender({
+    client: senderClient,
+    platformState,
+    clock,
+    logger,
+    channel: config.channel,
+    pacer: transports?.pacer,
+  });
 
   const requestHandler = (request: IncomingMessage, response: ServerResponse): void => {
     if (!receiver) {
@@ -180,8 +204,11 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
         await (port !== undefined ? app.start(port) : app.start());
         started = true;
       }
-      await pruneProcessedEvents(db, "slack", new Date(clock.now().getTime() - PROCESSED_EVENT_RETENTION_MS));
-      await openMissingDmChannels(db, app.client, logger);
+      await platformState.pruneEvents(
+        "slack",
+        new Date(clock.now().getTime() - PROCESSED_EVENT_RETENTION_MS),
+      );
+      await openMissingDmChannels(platformState, app.client, logger);
     },
     async stop() {
       await idle();

@@ -4,7 +4,8 @@
  * Bot messages (ours or anyone's) are never answered, so two bots can't talk each other into a loop.
  */
 import type { App, webApi } from "@slack/bolt";
-import { findLinkedUser, type LinkedUser, refusalText, rememberDmChannel } from "./access.ts";
+import type { LinkedAccount } from "../../src/core/index.ts";
+import { findLinkedUser, refusalText } from "./access.ts";
 import { answer, type IncomingText } from "./conversation.ts";
 import type { SlackHandlerDeps } from "./handler-deps.ts";
 import { briefingThreadKey, directMessageKey, runOfThread } from "./threads.ts";
@@ -53,7 +54,7 @@ export function registerMessages(app: App, deps: SlackHandlerDeps): void {
     const linked = await linkedOrRefused(deps, client, message, event.thread_ts);
     if (!linked) return;
     const threadTs = message.threadTs ?? message.ts;
-    const runId = await runOfThread(deps.db, linked.user.id, message.channel, threadTs);
+    const runId = await runOfThread(deps.platformState, linked.user.id, message.channel, threadTs);
     await answer(deps, client, inBriefingThread(linked, message, threadTs, runId));
   });
 }
@@ -65,9 +66,8 @@ async function handleDirectMessage(
 ): Promise<void> {
   const linked = await linkedOrRefused(deps, client, message, undefined);
   if (!linked) return;
-  await rememberDmChannel(deps.db, linked, message.channel);
   if (message.threadTs) {
-    const runId = await runOfThread(deps.db, linked.user.id, message.channel, message.threadTs);
+    const runId = await runOfThread(deps.platformState, linked.user.id, message.channel, message.threadTs);
     await answer(deps, client, inBriefingThread(linked, message, message.threadTs, runId));
     return;
   }
@@ -87,9 +87,9 @@ async function handleChannelThreadReply(
   message: UserMessage & { threadTs?: string },
 ): Promise<void> {
   if (!message.threadTs) return;
-  const linked = await findLinkedUser(deps.db, message.user);
+  const linked = await findLinkedUser(deps, message.user);
   if (!linked) return;
-  const runId = await runOfThread(deps.db, linked.user.id, message.channel, message.threadTs);
+  const runId = await runOfThread(deps.platformState, linked.user.id, message.channel, message.threadTs);
   if (runId === undefined) return;
   await answer(deps, client, inBriefingThread(linked, message, message.threadTs, runId));
 }
@@ -100,8 +100,8 @@ async function linkedOrRefused(
   client: webApi.WebClient,
   message: UserMessage,
   threadTs: string | undefined,
-): Promise<LinkedUser | undefined> {
-  const linked = await findLinkedUser(deps.db, message.user);
+): Promise<LinkedAccount | undefined> {
+  const linked = await findLinkedUser(deps, message.user, message.channel);
   if (!linked) {
     await client.chat.postEphemeral({
       channel: message.channel,
@@ -115,7 +115,7 @@ async function linkedOrRefused(
 
 /** A reply in a thread that may hold a briefing (`runId` when it is this person's). */
 function inBriefingThread(
-  linked: LinkedUser,
+  linked: LinkedAccount,
   message: UserMessage,
   threadTs: string,
   runId: number | undefined,

@@ -1,14 +1,12 @@
 /**
- * The access gate: only a Telegram account linked to a briefbot user gets past it, and only in a private
- * chat. A stranger gets one polite refusal with their numeric id (so the owner can link them) and nothing
- * else: no data, no model call. The private chat id is recorded so scheduled briefings can be delivered.
+ * The access gate: only a Telegram account linked to a briefbot user gets past it (the core's `identify`),
+ * and only in a private chat, whose id is remembered so scheduled briefings can be delivered there. A
+ * stranger gets one polite refusal with their numeric id (so the owner can link them) and nothing else: no
+ * data, no model call.
  */
 import type { MiddlewareFn } from "grammy";
-import type { Database } from "../../db/client.ts";
-import { findUserByIdentity, setIdentityChat } from "../../db/queries/users.ts";
-import type { Clock } from "../../src/core/clock.ts";
+import { type Clock, identify, type Logger, type PlatformState } from "../../src/core/index.ts";
 import type { BotContext } from "./handlers.ts";
-import type { TelegramLogger } from "./logger.ts";
 import { refusalPiece } from "./render.ts";
 import { sendPiece } from "./send.ts";
 
@@ -16,9 +14,9 @@ import { sendPiece } from "./send.ts";
 const REFUSAL_QUIET_MS = 60 * 60 * 1000;
 
 export function accessGate(deps: {
-  db: Database;
+  platformState: PlatformState;
   clock: Clock;
-  logger: TelegramLogger;
+  logger: Logger;
 }): MiddlewareFn<BotContext> {
   const refusedAt = new Map<number, number>();
 
@@ -32,8 +30,12 @@ export function accessGate(deps: {
         await ctx.answerCallbackQuery({ text: "I only work in private chats.", show_alert: true });
       return;
     }
-    const found = await findUserByIdentity(deps.db, "telegram", String(from.id));
-    if (!found) {
+    const account = await identify(deps.platformState, {
+      platform: "telegram",
+      externalUserId: String(from.id),
+      privateChat: chat ? String(chat.id) : undefined,
+    });
+    if (!account) {
       deps.logger.info({ telegramUserId: from.id }, "telegram message from an unlinked account refused");
       if (ctx.callbackQuery) {
         await ctx.answerCallbackQuery({
@@ -52,10 +54,7 @@ export function accessGate(deps: {
       if (chat) await sendPiece(ctx.api, chat.id, refusalPiece(from.id));
       return;
     }
-    if (chat && found.identity.chatId !== String(chat.id)) {
-      await setIdentityChat(deps.db, found.identity.id, String(chat.id));
-    }
-    ctx.account = found;
+    ctx.account = account;
     await next();
   };
 }

@@ -3,6 +3,7 @@
  * without markup, so a message Telegram refuses to parse can be resent as plain text instead of lost.
  * Data never reaches the HTML unescaped: pieces are only made by the helpers below.
  */
+import { splitText as splitForPlatform } from "../../src/core/index.ts";
 
 /** Telegram's limit on a message's text after entity parsing. */
 export const MESSAGE_LIMIT = 4096;
@@ -35,34 +36,14 @@ export function telegramLength(value: string): number {
 }
 
 /**
- * Splits text into chunks of at most `limit` characters, preferring paragraph breaks, then line breaks,
- * then spaces, and only then a hard cut (never inside a surrogate pair).
+ * Splits text into chunks of at most `limit` UTF-16 units (the core's splitter), preferring paragraph
+ * breaks, then line breaks, then spaces, and only then a hard cut (never inside a surrogate pair); chunks
+ * carry no whitespace at their ends.
  */
 export function splitText(value: string, limit = MESSAGE_LIMIT): string[] {
-  if (limit < 2) throw new Error(`split limit must be at least 2, got ${limit}`);
-  const chunks: string[] = [];
-  let rest = value.trim();
-  while (telegramLength(rest) > limit) {
-    const window = rest.slice(0, limit + 1);
-    let cut = lastBreak(window, "\n\n", limit);
-    if (cut <= 0) cut = lastBreak(window, "\n", limit);
-    if (cut <= 0) cut = lastBreak(window, " ", limit);
-    if (cut <= 0) {
-      cut = limit;
-      const code = rest.charCodeAt(cut - 1);
-      if (code >= 0xd800 && code <= 0xdbff) cut -= 1;
-    }
-    const chunk = rest.slice(0, cut).trimEnd();
-    if (chunk !== "") chunks.push(chunk);
-    rest = rest.slice(cut).trimStart();
-  }
-  if (rest !== "") chunks.push(rest);
-  return chunks;
-}
-
-function lastBreak(window: string, separator: string, limit: number): number {
-  const at = window.lastIndexOf(separator);
-  return at >= 0 && at <= limit ? at : -1;
+  return splitForPlatform(value.trim(), { limit, measure: telegramLength })
+    .map((chunk) => chunk.trim())
+    .filter((chunk) => chunk !== "");
 }
 
 /**

@@ -3,13 +3,15 @@
  * button presses. It translates between Telegram and the `Assistant`; the core decides everything else.
  */
 import { type Api, Composer, type Context, type Filter } from "grammy";
-import type { Database } from "../../db/client.ts";
-import type { Identity, User } from "../../db/schema/index.ts";
 import {
   type Assistant,
   type ChatReply,
   type Clock,
+  errorMessage,
   isSlotName,
+  type LinkedAccount,
+  type Logger,
+  type PlatformState,
   progressLine,
   SLOT_NAMES,
   type SlotName,
@@ -17,7 +19,6 @@ import {
 } from "../../src/core/index.ts";
 import { italic, join, type Piece, splitText, text } from "./format.ts";
 import { LiveMessage, startTyping } from "./live.ts";
-import type { TelegramLogger } from "./logger.ts";
 import { postBriefing, postPieces } from "./post.ts";
 import {
   confirmationPiece,
@@ -27,30 +28,43 @@ import {
   receiptsPieces,
 } from "./render.ts";
 import { sendPiece } from "./send.ts";
-import { directThreadKeyOf, findRunThread, type RunThread, rememberRunMessages } from "./thread-map.ts";
-
-export interface LinkedAccount {
-  user: User;
-  identity: Identity;
-}
+import { directThreadKeyOf, findRunThread, linkToChain, type RunThread } from "./thread-map.ts";
 
 export type BotContext = Context & { account?: LinkedAccount };
 
 export interface HandlerDeps {
-  db: Database;
+  platformState: PlatformState;
   assistant: Assistant;
   clock: Clock;
-  logger: TelegramLogger;
+  logger: Logger;
 }
 
 const SORRY = "Sorry, something went wrong on my side. Please try again in a minute.";
 
 export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
   const composer = new Composer<BotContext>();
-  const { db, assistant, clock, logger } = deps;
+  const { platformState, assistant, clock, logger } = deps;
 
-  const remember = (account: LinkedAccount, chatId: number, runId: number, messageIds: number[]) =>
-    rememberRunMessages(db, { userId: account.user.id, chatId, runId, messageIds, at: clock.now() });
+  /** Links bot messages into a run's reply chain: `thread`'s, or a new one rooted at the first of them. */
+  const link = (
+    account: LinkedAccount,
+    chatId: number,
+    runId: number,
+    messageIds: number[],
+    thread?: RunThread,
+  ) =>
+    linkToChain(platformState, {
+      userId: account.user.id,
+      chatId,
+      runId,
+      messageIds,
+      threadKey: thread?.runId === runId ? thread.threadKey : undefined,
+      at: clock.now(),
+    });
+  const threadOf = (account: LinkedAccount, chatId: number, messageId: number | undefined) =>
+    messageId === undefined
+      ? Promise.resolve(undefined)
+      : findRunThread(platformState, { userId: account.user.id, chatId, messageId });
 
   composer.command(["start", "help"], async (ctx) => {
     const account = requireAccount(ctx);
@@ -88,23 +102,19 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
       await live.settle();
       typing.stop();
       const ids = await postBriefing(ctx.api, chatId, outcome, { replace: live.messageId });
-      await remember(account, chatId, outcome.runId, ids);
+      await link(account, chatId, outcome.runId, ids);
     } catch (error) {
       typing.stop();
       await live.settle();
-      logger.error({ chatId, userId: account.user.id, error: String(error) }, "telegram /brief failed");
+      logger.error({ chatId, userId: account.user.id, error: errorMessage(error) }, "telegram /brief failed");
       await postPieces(ctx.api, chatId, [text(SORRY)], { replace: live.messageId });
     }
   });
 
   composer.command("receipts", async (ctx) => {
     const { chatId, account } = requireAccount(ctx);
-    const repliedTo = ctx.msg.reply_to_message?.message_id;
-    const thread =
-      repliedTo !== undefined
-        ? await findRunThread(db, { userId: account.user.id, chatId, messageId: repliedTo })
-        : undefined;
-    await showReceipts(ctx.api, account, chatId, thread?.runId, ctx.msg.message_id);
+    const thread = await threadOf(account, chatId, ctx.msg.reply_to_message?.message_id);
+    await showReceipts(ctx.api, account, chatId, thread?.runId, ctx.msg.message_id, thread);
   });
 
   composer.on("message:text", async (ctx) => {
@@ -113,11 +123,7 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
       await sendPiece(ctx.api, chatId, text("I don't know that command. Try /help."));
       return;
     }
-    const repliedTo = ctx.msg.reply_to_message?.message_id;
-    const thread =
-      repliedTo !== undefined
-        ? await findRunThread(db, { userId: account.user.id, chatId, messageId: repliedTo })
-        : undefined;
+    const thread = await threadOf(account, chatId, ctx.msg.reply_to_message?.message_id);
     await answer(ctx.api, account, chatId, ctx.msg.message_id, ctx.msg.text, thread);
   });
 
@@ -131,7 +137,9 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
     const action = parseButtonData(ctx.callbackQuery.data);
     if (action.kind === "receipts") {
       await ctx.answerCallbackQuery();
-      await showReceipts(ctx.api, account, chatId, action.runId, ctx.callbackQuery.message?.message_id);
+      const pressed = ctx.callbackQuery.message?.message_id;
+      const thread = await threadOf(account, chatId, pressed);
+      await showReceipts(ctx.api, account, chatId, action.runId, pressed, thread);
       return;
     }
     if (action.kind === "confirm") {
@@ -149,6 +157,7 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
     chatId: number,
     runId: number | undefined,
     replyTo: number | undefined,
+    thread: RunThread | undefined,
   ): Promise<void> {
     const view = await assistant.receipts(account.user.id, runId);
     if (!view) {
@@ -160,7 +169,7 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
       return;
     }
     const ids = await postPieces(api, chatId, receiptsPieces(view, account.user.timeZone), { replyTo });
-    await remember(account, chatId, view.run.id, ids);
+    await link(account, chatId, view.run.id, ids, thread);
   }
 
   async function answer(
@@ -188,7 +197,7 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
     } catch (error) {
       typing.stop();
       await live.settle();
-      logger.error({ chatId, userId: account.user.id, error: String(error) }, "telegram reply failed");
+      logger.error({ chatId, userId: account.user.id, error: errorMessage(error) }, "telegram reply failed");
       await postPieces(api, chatId, [text(SORRY)], { replace: live.messageId, replyTo: messageId });
       return;
     }
@@ -215,7 +224,7 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
       });
       ids.push(id);
     }
-    if (thread) await remember(account, chatId, thread.runId, ids);
+    if (thread) await link(account, chatId, thread.runId, ids, thread);
   }
 
   async function resolveConfirmation(

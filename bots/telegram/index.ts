@@ -1,32 +1,48 @@
 /**
  * The Telegram adapter: a grammY bot wired to the core `Assistant`, plus the outbox's `PlatformSender`.
  *
- *   const telegram = createTelegramBot({ config: config.telegram, db, assistant, clock, logger });
+ *   const telegram = createTelegramBot({ config, assistant, platformState, clock, logger });
  *   await telegram.start();                   // long polling, or setWebhook in webhook mode
  *   httpServer.mount("/telegram/webhook", telegram.webhookHandler);   // webhook mode only
  *   …
  *   await telegram.stop();
  *
- * Long polling by default; webhook mode when `config.webhookUrl` is set. Updates are handled one at a time
- * per chat and concurrently across chats; errors in one update are logged and never stop the bot.
+ * Long polling by default (grammY's runner, which hands updates over concurrently); webhook mode when
+ * `config.webhookUrl` is set. Either way the runner's `sequentialize` handles each chat's updates one at a
+ * time and in order, while other chats go on; errors in one update are logged and never stop the bot.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { autoRetry } from "@grammyjs/auto-retry";
-import { Api, type ApiClientOptions, Bot, webhookCallback } from "grammy";
+import { type RunnerHandle, run, sequentialize } from "@grammyjs/runner";
+import { Api, type ApiClientOptions, Bot, type Context, type MiddlewareFn, webhookCallback } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
-import type { Database } from "../../db/client.ts";
-import type { TelegramConfig } from "../../src/config/config.ts";
-import type { Assistant, PlatformSender } from "../../src/core/assistant.ts";
-import type { Clock } from "../../src/core/clock.ts";
+import {
+  type Assistant,
+  type Clock,
+  errorMessage,
+  type Logger,
+  type PlatformSender,
+  type PlatformState,
+  type SendPacer,
+  silentLogger,
+} from "../../src/core/index.ts";
 import { accessGate } from "./access.ts";
-import { createChatQueues } from "./chat-queues.ts";
 import { type BotContext, createHandlers } from "./handlers.ts";
-import { silentLogger, type TelegramLogger } from "./logger.ts";
 import { COMMANDS } from "./render.ts";
 import { createTelegramSender } from "./sender.ts";
 
 export type { BotContext } from "./handlers.ts";
-export type { TelegramLogger } from "./logger.ts";
+
+/** What the adapter needs to reach Telegram. */
+export interface TelegramAdapterConfig {
+  token: string;
+  /** The Bot API root, `https://api.telegram.org` or a self-hosted server's. */
+  apiRoot: string;
+  /** Webhook mode when set: Telegram posts updates here instead of being polled. */
+  webhookUrl?: string | undefined;
+  /** Sent back by Telegram on every webhook post; a request without it is refused. */
+  webhookSecret?: string | undefined;
+}
 
 export interface TelegramRetryOptions {
   /** Retries of one API call after a 429 or 5xx. Default 3. */
@@ -36,24 +52,24 @@ export interface TelegramRetryOptions {
 }
 
 /**
- * The `fetch` functions the bot's two API clients use. The composition root passes ones that share the
- * token's flood gate (a 429's retry_after pauses every send it covers) and, for the outbox, a transport
- * that knows whether a failed request reached Telegram (`src/delivery/platform-transports.ts`).
- * Without them grammY's own fetch is used: no gate, and network failures count as "outcome unknown".
+ * How the bot's traffic reaches Telegram. The composition root passes `fetch` functions that share the
+ * token's flood gate (a 429's retry_after pauses every send it covers) and, for the outbox, a transport that
+ * knows whether a failed request reached Telegram, plus the outbox's pacer (`src/delivery/`). Without them
+ * grammY's own fetch is used: no gate, no pacing, and network failures count as "outcome unknown".
  */
 export interface TelegramTransports {
   fetch: typeof fetch;
   deliveryFetch: typeof fetch;
+  pacer?: SendPacer;
 }
 
 export interface TelegramBotOptions {
-  config: TelegramConfig;
-  db: Database;
+  config: TelegramAdapterConfig;
   assistant: Assistant;
+  /** Linked accounts, reply chains: the core's port. */
+  platformState: PlatformState;
   clock: Clock;
-  logger?: TelegramLogger;
-  /** Shown nowhere yet: the core owns expiry; kept so the composition root can pass config through. */
-  confirmationMinutes?: number;
+  logger?: Logger;
   retry?: TelegramRetryOptions;
   /** Skips `getMe` (tests, or a caller that already knows the bot). */
   botInfo?: UserFromGetMe;
@@ -66,7 +82,7 @@ export interface TelegramBot {
   bot: Bot<BotContext>;
   /** For the delivery outbox. */
   sender: PlatformSender;
-  /** Registers the commands, then starts long polling (resolves once polling runs) or sets the webhook. */
+  /** Registers the commands, then starts long polling or sets the webhook. */
   start(): Promise<void>;
   /** Stops polling and waits for updates being handled. */
   stop(): Promise<void>;
@@ -76,6 +92,7 @@ export interface TelegramBot {
   webhookHandler?: WebhookHandler;
 }
 
+const ALLOWED_UPDATES = ["message", "callback_query"] as const;
 /** grammY answers a webhook within this; our handlers run detached, so it is only a backstop. */
 const WEBHOOK_TIMEOUT_MS = 9_000;
 /** grammY's own deadline for an outbox call (its default is 500 s); the transport's is shorter still. */
@@ -85,7 +102,7 @@ const DELIVERY_TIMEOUT_SECONDS = 60;
 const asGrammyFetch = (fetch: typeof globalThis.fetch) => fetch as unknown as ApiClientOptions["fetch"];
 
 export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
-  const { config, db, assistant, clock } = options;
+  const { config, assistant, platformState, clock } = options;
   const logger = options.logger ?? silentLogger;
   const transports = options.transports;
   const client: ApiClientOptions = {
@@ -116,25 +133,16 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
     }),
   );
 
-  const queues = createChatQueues();
-  bot.use((ctx, next) => {
-    const key = String(ctx.chat?.id ?? ctx.from?.id ?? "unknown");
-    queues
-      .run(key, async () => {
-        await next();
-      })
-      .catch((error: unknown) => {
-        logger.error({ updateId: ctx.update.update_id, error: describe(error) }, "telegram update failed");
-      });
-  });
-  bot.use(accessGate({ db, clock, logger }));
-  bot.use(createHandlers({ db, assistant, clock, logger }));
-  bot.catch((error) => {
-    logger.error(
-      { updateId: error.ctx.update.update_id, error: describe(error.error) },
-      "telegram update failed",
-    );
-  });
+  const webhookMode = config.webhookUrl !== undefined;
+  const inFlight = new Set<Promise<void>>();
+  const logFailure = (update: number, error: unknown) =>
+    logger.error({ updateId: update, error: describe(error) }, "telegram update failed");
+  bot.use(trackWork(inFlight, webhookMode, logFailure));
+  // One chat's updates in order (a reply waits for the /brief before it); other chats go on meanwhile.
+  bot.use(sequentialize(chatOf));
+  bot.use(accessGate({ platformState, clock, logger }));
+  bot.use(createHandlers({ platformState, assistant, clock, logger }));
+  bot.catch((error) => logFailure(error.ctx.update.update_id, error.error));
 
   const registerCommands = async () => {
     try {
@@ -144,7 +152,6 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
     }
   };
 
-  const webhookMode = config.webhookUrl !== undefined;
   const webhookHandler: WebhookHandler | undefined = webhookMode
     ? webhookCallback(bot, "http", {
         ...(config.webhookSecret ? { secretToken: config.webhookSecret } : {}),
@@ -153,11 +160,20 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
       })
     : undefined;
 
-  let polling: Promise<void> | undefined;
+  let runner: RunnerHandle | undefined;
+  const idle = async () => {
+    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+  };
 
   return {
     bot,
-    sender: createTelegramSender({ api: deliveryApi, db, clock, logger }),
+    sender: createTelegramSender({
+      api: deliveryApi,
+      platformState,
+      clock,
+      logger,
+      pacer: transports?.pacer,
+    }),
     ...(webhookHandler ? { webhookHandler } : {}),
     async start() {
       await bot.init();
@@ -165,34 +181,56 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
       if (webhookMode && config.webhookUrl) {
         await bot.api.setWebhook(config.webhookUrl, {
           ...(config.webhookSecret ? { secret_token: config.webhookSecret } : {}),
-          allowed_updates: ["message", "callback_query"],
+          allowed_updates: [...ALLOWED_UPDATES],
         });
         logger.info({ username: bot.botInfo.username, mode: "webhook" }, "telegram bot started");
         return;
       }
-      await new Promise<void>((resolve, reject) => {
-        polling = bot.start({
-          allowed_updates: ["message", "callback_query"],
-          onStart: (me) => {
-            logger.info({ username: me.username, mode: "polling" }, "telegram bot started");
-            resolve();
-          },
-        });
-        polling.catch((error: unknown) => {
-          logger.error({ error: describe(error) }, "telegram polling stopped");
-          reject(error);
-        });
+      // Polling and a webhook exclude each other: a webhook left from an earlier run is removed first.
+      await bot.api.deleteWebhook();
+      runner = run(bot, {
+        runner: { fetch: { allowed_updates: [...ALLOWED_UPDATES] }, silent: true },
       });
+      runner.task()?.catch((error: unknown) => {
+        logger.error({ error: describe(error) }, "telegram polling stopped");
+      });
+      logger.info({ username: bot.botInfo.username, mode: "polling" }, "telegram bot started");
     },
     async stop() {
-      if (bot.isRunning()) await bot.stop();
-      await polling?.catch(() => undefined);
-      await queues.idle();
+      if (runner?.isRunning()) await runner.stop();
+      runner = undefined;
+      await idle();
     },
-    idle: () => queues.idle(),
+    idle,
   };
 }
 
+/**
+ * Counts each update's work in flight (for `idle` and `stop`). In webhook mode the work runs detached, so
+ * Telegram gets its answer at once and never re-sends an update because a /brief took a minute; its
+ * failures are logged here, since no polling loop is there to hand them to `bot.catch`.
+ */
+function trackWork(
+  inFlight: Set<Promise<void>>,
+  detached: boolean,
+  logFailure: (updateId: number, error: unknown) => void,
+): MiddlewareFn<BotContext> {
+  return async (ctx, next) => {
+    const work = detached
+      ? next().catch((error: unknown) => logFailure(ctx.update.update_id, error))
+      : next();
+    inFlight.add(work);
+    const done = () => inFlight.delete(work);
+    work.then(done, done);
+    if (!detached) await work;
+  };
+}
+
+/** The chat an update belongs to (a button press: the chat of its message). */
+function chatOf(ctx: Context): string {
+  return String(ctx.chat?.id ?? ctx.from?.id ?? "unknown");
+}
+
 function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return error instanceof Error ? `${error.name}: ${errorMessage(error)}` : errorMessage(error);
 }

@@ -4,16 +4,15 @@
  * Telegram's per-chat limits. The final answer replaces it (see `post.ts`).
  */
 import type { Api } from "grammy";
-import type { Clock } from "../../src/core/clock.ts";
+import { type Clock, errorMessage, type Logger } from "../../src/core/index.ts";
 import { MESSAGE_LIMIT, truncate } from "./format.ts";
-import type { TelegramLogger } from "./logger.ts";
 
 const TYPING_REPEAT_MS = 4_000;
 
-export function startTyping(api: Api, chatId: number, logger: TelegramLogger): { stop(): void } {
+export function startTyping(api: Api, chatId: number, logger: Logger): { stop(): void } {
   const send = () => {
     api.sendChatAction(chatId, "typing").catch((error: unknown) => {
-      logger.warn({ chatId, error: String(error) }, "telegram typing indicator failed");
+      logger.warn({ chatId, error: errorMessage(error) }, "telegram typing indicator failed");
     });
   };
   send();
@@ -40,7 +39,7 @@ export class LiveMessage {
     private readonly api: Api,
     private readonly chatId: number,
     private readonly clock: Clock,
-    private readonly logger: TelegramLogger,
+    private readonly logger: Logger,
     private readonly options: LiveMessageOptions = {},
   ) {
     this.minIntervalMs = options.minIntervalMs ?? 1_500;
@@ -69,7 +68,7 @@ export class LiveMessage {
         }
       })
       .catch((error: unknown) => {
-        this.logger.warn({ chatId: this.chatId, error: String(error) }, "telegram live update failed");
+        this.logger.warn({ chatId: this.chatId, error: errorMessage(error) }, "telegram live update failed");
       })
       .finally(() => {
         this.busy = false;

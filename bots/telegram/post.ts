@@ -4,7 +4,7 @@
  */
 import type { Api } from "grammy";
 import type { InlineKeyboardMarkup } from "grammy/types";
-import type { BriefingMessage } from "../../src/core/assistant.ts";
+import type { BriefingMessage } from "../../src/core/index.ts";
 import type { Piece } from "./format.ts";
 import { briefingPieces, receiptsButtonData } from "./render.ts";
 import { editPiece, sendPiece } from "./send.ts";

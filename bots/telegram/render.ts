@@ -3,12 +3,7 @@
  * fixed texts. Pure functions; the data they show is escaped by `format.ts`.
  */
 import { DateTime } from "luxon";
-import type {
-  BriefingMessage,
-  PendingConfirmation,
-  Receipt,
-  ReceiptsView,
-} from "../../src/core/assistant.ts";
+import type { BriefingMessage, PendingConfirmation, Receipt, ReceiptsView } from "../../src/core/index.ts";
 import {
   bold,
   code,

@@ -4,7 +4,7 @@
  */
 import { type Api, GrammyError } from "grammy";
 import type { InlineKeyboardMarkup } from "grammy/types";
-import { DeliveryError } from "../../src/core/assistant.ts";
+import { DeliveryError, errorMessage } from "../../src/core/index.ts";
 import type { Piece } from "./format.ts";
 
 export interface SendOptions {
@@ -105,6 +105,7 @@ export function toDeliveryError(error: unknown): DeliveryError {
     }
     return new DeliveryError(message, false, undefined, { cause: error });
   }
-  const detail = error instanceof Error ? error.message : String(error);
-  return new DeliveryError(`telegram delivery failed: ${detail}`, false, undefined, { cause: error });
+  return new DeliveryError(`telegram delivery failed: ${errorMessage(error)}`, false, undefined, {
+    cause: error,
+  });
 }

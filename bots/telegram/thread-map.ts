@@ -1,17 +1,14 @@
 /**
- * Maps Telegram messages to the briefing they belong to, through the `conversations` table.
+ * Telegram's keys in the platform state, and which briefing a message belongs to.
  *
- * Every bot message of a briefing's reply chain (the briefing itself, receipts, follow-up answers) gets a
- * row `telegram:<chat>:<message>` carrying the run id, so a reply to any of them finds the run. The chain's
- * conversation (where the core keeps the thread's turns) is the first such row for that run in that chat:
- * replies anywhere in the chain continue one conversation.
+ * Every bot message of a briefing's reply chain (the briefing itself, receipts, follow-up answers) is linked
+ * under the chain's root, `telegram:<chat>:<first message>`, with the run it follows up on, so a reply to any
+ * of them finds the run and continues one conversation (the core keeps its turns under the root key).
  */
-import { and, asc, eq, like } from "drizzle-orm";
-import type { Database } from "../../db/client.ts";
-import { findConversation, findOrCreateConversation } from "../../db/queries/conversations.ts";
-import { conversations } from "../../db/schema/index.ts";
+import type { PlatformState } from "../../src/core/index.ts";
 
-export function threadKeyOf(chatId: number | string, messageId: number | string): string {
+/** A message's key: `telegram:<chat>:<message>`. A chain's root message key is also the chain's thread key. */
+export function messageKeyOf(chatId: number | string, messageId: number | string): string {
   return `telegram:${chatId}:${messageId}`;
 }
 
@@ -20,47 +17,45 @@ export function directThreadKeyOf(chatId: number | string): string {
   return `telegram:${chatId}`;
 }
 
-/** Records that these bot messages belong to the run's chain in this chat. */
-export async function rememberRunMessages(
-  db: Database,
-  entry: { userId: number; chatId: number | string; runId: number; messageIds: number[]; at: Date },
-): Promise<void> {
-  for (const messageId of entry.messageIds) {
-    await findOrCreateConversation(db, {
-      userId: entry.userId,
-      platform: "telegram",
-      threadKey: threadKeyOf(entry.chatId, messageId),
-      runId: entry.runId,
-      at: entry.at,
-    });
-  }
-}
-
 export interface RunThread {
   runId: number;
-  /** The chain's conversation key (its first message). */
+  /** The chain's thread key (its root message's key). */
   threadKey: string;
 }
 
-/** The run a replied-to message belongs to, or undefined when it is not part of a briefing's chain. */
+/**
+ * Links bot messages to a run's chain in this chat: the chain `threadKey` when they continue one, otherwise a
+ * new chain rooted at the first of them.
+ */
+export async function linkToChain(
+  state: PlatformState,
+  entry: {
+    userId: number;
+    chatId: number | string;
+    runId: number;
+    messageIds: readonly number[];
+    threadKey?: string | undefined;
+    at: Date;
+  },
+): Promise<void> {
+  const [first] = entry.messageIds;
+  if (first === undefined) return;
+  await state.linkMessages({
+    platform: "telegram",
+    userId: entry.userId,
+    runId: entry.runId,
+    threadKey: entry.threadKey ?? messageKeyOf(entry.chatId, first),
+    messageKeys: entry.messageIds.map((messageId) => messageKeyOf(entry.chatId, messageId)),
+    at: entry.at,
+  });
+}
+
+/** The run chain a message belongs to, for this user only; undefined when it is not part of one. */
 export async function findRunThread(
-  db: Database,
+  state: PlatformState,
   entry: { userId: number; chatId: number | string; messageId: number },
 ): Promise<RunThread | undefined> {
-  const row = await findConversation(db, "telegram", threadKeyOf(entry.chatId, entry.messageId));
-  if (!row || row.userId !== entry.userId || row.runId === null) return undefined;
-  const [root] = await db
-    .select({ threadKey: conversations.threadKey })
-    .from(conversations)
-    .where(
-      and(
-        eq(conversations.userId, entry.userId),
-        eq(conversations.platform, "telegram"),
-        eq(conversations.runId, row.runId),
-        like(conversations.threadKey, `${threadKeyOf(entry.chatId, "")}%`),
-      ),
-    )
-    .orderBy(asc(conversations.id))
-    .limit(1);
-  return { runId: row.runId, threadKey: root?.threadKey ?? row.threadKey };
+  const link = await state.findMessage("telegram", messageKeyOf(entry.chatId, entry.messageId), entry.userId);
+  if (!link || link.runId === null) return undefined;
+  return { runId: link.runId, threadKey: link.threadKey };
 }

@@ -4,7 +4,7 @@
  */
 import { and, eq, inArray, isNull, lt, lte, notInArray, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
-import { type Delivery, deliveries, identities } from "../schema/index.ts";
+import { type Delivery, deliveries, type Identity, identities } from "../schema/index.ts";
 
 export type DeliveryPlatform = Delivery["platform"];
 
@@ -14,29 +14,17 @@ export interface DeliveryTarget {
 }
 
 /**
- * Where a user can receive briefings: one target per linked platform. The chat id when known; otherwise
- * the account id, which is the private chat on Telegram and which the Slack sender turns into a DM.
+ * Who receives a user's briefings: one linked account per platform (one delivery per platform and run is
+ * the outbox key, so the first linked account wins). Where on the platform is the sender's to resolve.
  */
-export async function deliveryTargetsOf(db: Database, userId: number): Promise<DeliveryTarget[]> {
-  const rows = await db
-    .select({
-      platform: identities.platform,
-      chatId: identities.chatId,
-      externalUserId: identities.externalUserId,
-    })
-    .from(identities)
-    .where(eq(identities.userId, userId))
-    .orderBy(identities.id);
+export async function recipientsOf(db: Database, userId: number): Promise<Identity[]> {
+  const rows = await db.select().from(identities).where(eq(identities.userId, userId)).orderBy(identities.id);
   const seen = new Set<string>();
-  const targets: DeliveryTarget[] = [];
-  for (const row of rows) {
-    // One delivery per platform and run (the outbox key): the first linked account wins.
-    const target = row.chatId ?? row.externalUserId;
-    if (!target || seen.has(row.platform)) continue;
+  return rows.filter((row) => {
+    if (seen.has(row.platform)) return false;
     seen.add(row.platform);
-    targets.push({ platform: row.platform, target });
-  }
-  return targets;
+    return true;
+  });
 }
 
 /** Adds outbox rows for a run; rows that already exist (same run and platform) are left alone. */
@@ -104,16 +92,25 @@ export async function startDeliveryAttempt(
   return row;
 }
 
-/** The platform confirmed the post. Written whatever the current state: the message exists. */
+/**
+ * The platform confirmed the post; `target` is where it went (the sender's resolved chat or channel).
+ * Written whatever the current state: the message exists.
+ */
 export async function markDeliverySent(
   db: Database,
   id: number,
-  platformMessageId: string,
+  sent: { platformMessageId: string; target: string },
   now: Date,
 ): Promise<void> {
   await db
     .update(deliveries)
-    .set({ state: "sent", platformMessageId, sentAt: now, lastError: null })
+    .set({
+      state: "sent",
+      platformMessageId: sent.platformMessageId,
+      target: sent.target,
+      sentAt: now,
+      lastError: null,
+    })
     .where(eq(deliveries.id, id));
 }
 

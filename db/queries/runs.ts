@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray, isNull, lt } from "drizzle-orm";
 import type { Database } from "../client.ts";
-import { type BriefingRun, briefingRuns, messages, type SlotName } from "../schema/index.ts";
+import { type BriefingRun, briefingRuns, messages, type SlotName, users } from "../schema/index.ts";
 import { NotFoundError } from "./users.ts";
 
 /** States in which a run has prose a person can read and follow up on. */
@@ -29,6 +29,20 @@ export async function createRun(
 export async function getRun(db: Database, runId: number): Promise<BriefingRun | undefined> {
   const [run] = await db.select().from(briefingRuns).where(eq(briefingRuns.id, runId)).limit(1);
   return run;
+}
+
+/** A run with its user's time zone, in one query. */
+export async function getRunWithTimeZone(
+  db: Database,
+  runId: number,
+): Promise<{ run: BriefingRun; timeZone: string } | undefined> {
+  const [row] = await db
+    .select({ run: briefingRuns, timeZone: users.timeZone })
+    .from(briefingRuns)
+    .innerJoin(users, eq(users.id, briefingRuns.userId))
+    .where(eq(briefingRuns.id, runId))
+    .limit(1);
+  return row;
 }
 
 /** One of the user's runs; another user's id is "not there". */

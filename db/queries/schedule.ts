@@ -35,13 +35,19 @@ export function scheduledKey(key: ScheduledKey): string {
 }
 
 /**
- * Claims a scheduled run. The partial unique index on (user, slot, local date) for trigger 'schedule'
- * makes this the single point where replicas and restarts meet: exactly one insert wins, the others get
- * undefined.
+ * Claims a scheduled run, with the instant past which its briefing is not worth sending. The partial unique
+ * index on (user, slot, local date) for trigger 'schedule' makes this the single point where replicas and
+ * restarts meet: exactly one insert wins, the others get undefined.
  */
 export async function claimScheduledRun(
   db: Database,
-  key: ScheduledKey & { claimedBy: string; now: Date; state?: "claimed" | "skipped"; reason?: string },
+  key: ScheduledKey & {
+    claimedBy: string;
+    now: Date;
+    notAfter: Date;
+    state?: "claimed" | "skipped";
+    reason?: string;
+  },
 ): Promise<BriefingRun | undefined> {
   const [run] = await db
     .insert(briefingRuns)
@@ -54,6 +60,7 @@ export async function claimScheduledRun(
       reason: key.reason ?? null,
       claimedBy: key.claimedBy,
       claimedAt: key.now,
+      notAfter: key.notAfter,
       updatedAt: key.now,
     })
     .onConflictDoNothing()

@@ -63,6 +63,11 @@ export const briefingRuns = pgTable(
     conversationId: integer(),
     claimedBy: text(),
     claimedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /**
+     * Scheduled runs: past this instant the briefing is no longer worth sending (the slot's window), set by
+     * the scheduler when it claims the run, so delivery never has to work it out again. Null for manual runs.
+     */
+    notAfter: timestamp({ withTimezone: true }),
     generatedAt: timestamp({ withTimezone: true }),
     deliveredAt: timestamp({ withTimezone: true }),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),

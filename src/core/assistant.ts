@@ -4,7 +4,7 @@
  * - `PlatformSender` is what the delivery outbox calls to post a generated briefing.
  * Implementations: `createAssistant` in `src/core/assistant-service.ts`; senders in `bots/*`.
  */
-import type { ConversationPlatform, Receipt, RunMode, SlotName } from "./domain.ts";
+import type { ConversationPlatform, Identity, Platform, Receipt, RunMode, SlotName } from "./domain.ts";
 import type { BriefingObserver } from "./events.ts";
 
 export type { Receipt } from "./domain.ts";
@@ -101,10 +101,38 @@ export class DeliveryError extends Error {
 export interface DeliveryReceipt {
   /** Telegram message id, or Slack `ts` of the thread parent. */
   platformMessageId: string;
+  /** Where it was posted: the Telegram chat, the Slack DM or channel. */
+  target: string;
 }
 
-/** Posts a generated briefing on one platform; implemented by each bot adapter. */
+/** One send of a briefing, as the outbox hands it to a platform's sender. */
+export interface DeliveryAttempt {
+  /** The user's linked account on the sender's platform, with its private chat when known. */
+  recipient: Identity;
+  message: BriefingMessage;
+  /**
+   * The outbox's claim on this send: call it once the post's turn has come (the sender paces) and before
+   * anything is posted. False means another process holds the send: post nothing and return undefined.
+   */
+  begin(): Promise<boolean>;
+}
+
+/** Spaces a sender's posts under its platform's limits; the edge's pacer (`src/delivery/pacer.ts`) is one. */
+export interface SendPacer {
+  /** Resolves when a post to `key` (a chat or channel) may go out. */
+  acquire(key: string): Promise<void>;
+  /** The last hold before the wire, once the send is claimed: keeps every trailing second under the limit. */
+  beforeSend(): Promise<void>;
+}
+
+/**
+ * Posts generated briefings on one platform; implemented by each bot adapter. A sender owns where a
+ * briefing goes (a Telegram chat, a Slack DM it may open, or a configured channel) and its pacing under the
+ * platform's limits; the outbox owns the exactly-once bookkeeping. A failure before `begin()` is recorded
+ * on the outbox like any other.
+ */
 export interface PlatformSender {
-  platform: "telegram" | "slack";
-  deliver(target: string, message: BriefingMessage): Promise<DeliveryReceipt>;
+  platform: Platform;
+  /** The receipt of the post, or undefined when `begin()` said another process has it. */
+  deliver(attempt: DeliveryAttempt): Promise<DeliveryReceipt | undefined>;
 }

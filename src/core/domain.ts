@@ -116,6 +116,8 @@ export interface BriefingRun {
   grounding: GroundingVerdict | null;
   prose: string | null;
   claimedAt: Date;
+  /** Scheduled runs: past this instant the briefing is not worth sending (set when claimed); null for manual runs. */
+  notAfter: Date | null;
   generatedAt: Date | null;
   deliveredAt: Date | null;
   /** Set by the retention roll-up: the run's messages have left every model context. */

@@ -8,10 +8,12 @@ export type {
   BriefingOutcome,
   ChatReply,
   ConfirmationOutcome,
+  DeliveryAttempt,
   DeliveryReceipt,
   PendingConfirmation,
   PlatformSender,
   ReceiptsView,
+  SendPacer,
   StatusCheck,
   ThreadRef,
 } from "./assistant.ts";
@@ -25,6 +27,7 @@ export { type AssistantConfig, DEFAULT_ASSISTANT_CONFIG } from "./config.ts";
 export * from "./domain.ts";
 export { errorMessage, NotFoundError } from "./errors.ts";
 export { type BriefingEvent, type BriefingObserver, progressLine } from "./events.ts";
+export { type AccountLookup, identify } from "./identity.ts";
 export { type Ids, sequentialIds } from "./ids.ts";
 export { type Logger, silentLogger } from "./logger.ts";
 export type {
@@ -38,3 +41,4 @@ export type {
 export { ModelError, withPreferredModel } from "./model.ts";
 export type * from "./ports.ts";
 export { redactAddress, redactAddressesIn } from "./redact.ts";
+export { outsideSurrogatePair, type SplitRules, splitText } from "./text-split.ts";

@@ -16,7 +16,7 @@ export type DeliveryOutcome = "sent" | "not_sent" | "unknown" | "refused";
 export interface DeliveryObserver {
   /** One platform call: how long it took and how it ended. */
   deliveryAttempt?(platform: string, seconds: number, outcome: DeliveryOutcome): void;
-  /** Slot time → confirmed post, for scheduled runs. */
+  /** Claim → confirmed post (for a scheduled run, the tick its slot came due in). */
   deliveryLag?(platform: string, seconds: number): void;
 }
 

@@ -6,6 +6,7 @@
  * one still cooling down, which is ~60 lines; bottleneck's per-key groups would need one limiter per chat
  * plus a shared one, and its last release is from 2019. The clock and timer are injectable for tests.
  */
+import type { SendPacer } from "../core/assistant.ts";
 
 export interface PacerLimits {
   globalPerSecond: number;
@@ -21,7 +22,8 @@ export const TELEGRAM_LIMITS: PacerLimits = { globalPerSecond: 23, perKeyPerSeco
 /** Slack chat.postMessage: about 1/s per channel; the workspace-wide limit is unpublished, so stay modest. */
 export const SLACK_LIMITS: PacerLimits = { globalPerSecond: 10, perKeyPerSecond: 1 };
 
-export interface Pacer {
+/** A sender's pacer (the core's `SendPacer`), with its queue length for tests. */
+export interface Pacer extends SendPacer {
   /** Resolves when a post to `key` may go out; callers then send at once. */
   acquire(key: string): Promise<void>;
   /**

@@ -2,13 +2,15 @@
  * The HTTP clients' `fetch` for each platform token: every request that counts against a rate limit
  * passes the token's flood gate, and outbox deliveries go through a send transport that knows whether a
  * failed request reached the platform. Chat replies share the gate (one token, one set of limits) but not
- * the `Expect: 100-continue` round trip: nothing retries them, so their outcome needs no proof.
+ * the `Expect: 100-continue` round trip: nothing retries them, so their outcome needs no proof. The
+ * outbox's sender also gets the pacer that spaces briefings evenly under the platform's limits.
  *
  *   const telegram = createTelegramTransports();
- *   createTelegramBot({ …, transports: telegram });   // bot.api → telegram.fetch, outbox → deliveryFetch
+ *   createTelegramBot({ …, transports: telegram });   // bot.api → fetch; its sender → deliveryFetch, pacer
  *   createMetrics({ …, floodGates: [telegram.gate] });
  */
 import { type Allowance, FloodGate, type FloodGateOptions, type FloodScopes } from "./flood-gate.ts";
+import { createPacer, type Pacer, type PacerLimits, SLACK_LIMITS, TELEGRAM_LIMITS } from "./pacer.ts";
 import { createSemaphore, type Semaphore } from "./semaphore.ts";
 import { createSendTransport, type SendTransportOptions } from "./send-transport.ts";
 
@@ -17,6 +19,8 @@ export interface PlatformTransports {
   fetch: typeof fetch;
   /** For the outbox's client: the same gate, and a transport that proves "not sent". */
   deliveryFetch: typeof fetch;
+  /** For the outbox's sender: briefings spaced evenly under the platform's limits, per chat and overall. */
+  pacer: Pacer;
   gate: FloodGate;
   close(): void;
 }
@@ -31,6 +35,8 @@ interface GateBinding {
 
 export interface TransportOptions {
   delivery?: SendTransportOptions;
+  /** The outbox's pace. Default: `TELEGRAM_LIMITS` or `SLACK_LIMITS`. */
+  pacer?: PacerLimits;
   gate?: Partial<Pick<FloodGateOptions, "now" | "sleep" | "marginMs">>;
 }
 
@@ -61,7 +67,7 @@ export function createTelegramTransports(options: TransportOptions = {}): Platfo
     groupPace: () => TELEGRAM_OVERALL_PACE,
     ...options.gate,
   });
-  return withGate(gate, telegramBinding, options.delivery);
+  return withGate(gate, telegramBinding, options.delivery, createPacer(options.pacer ?? TELEGRAM_LIMITS));
 }
 
 export function createSlackTransports(options: TransportOptions = {}): PlatformTransports {
@@ -71,7 +77,7 @@ export function createSlackTransports(options: TransportOptions = {}): PlatformT
     keyPace: () => SLACK_CHANNEL,
     ...options.gate,
   });
-  return withGate(gate, slackBinding, options.delivery);
+  return withGate(gate, slackBinding, options.delivery, createPacer(options.pacer ?? SLACK_LIMITS));
 }
 
 /** `/bot<token>/<method>`; a request with a `chat_id` sends to a chat (the throttler's rule too). */
@@ -113,6 +119,7 @@ function withGate(
   gate: FloodGate,
   binding: GateBinding,
   delivery: SendTransportOptions | undefined,
+  pacer: Pacer,
 ): PlatformTransports {
   // Long polls (getUpdates holds 30 s) and the clients' own deadlines set the pace here, not ours.
   const chatSlots = 16;
@@ -126,6 +133,7 @@ function withGate(
   return {
     fetch: gated(chat.fetch, gate, binding, createSemaphore(chatSlots)),
     deliveryFetch: gated(outbox.fetch, gate, binding, createSemaphore(outboxSlots)),
+    pacer,
     gate,
     close() {
       chat.close();

@@ -3,6 +3,7 @@
  * (a retry can then never post twice) and records the rest as "outcome unknown", never re-sending it.
  */
 import { DeliveryError } from "../core/assistant.ts";
+import { errorMessage } from "../core/errors.ts";
 
 export type SendFailure =
   /** The platform refused for good (blocked, chat gone, bad token): never retried. */
@@ -34,7 +35,7 @@ export const NOT_SENT_CODES: ReadonlySet<string> = new Set([
 ]);
 
 export function classifySendFailure(error: unknown): SendFailure {
-  const reason = errorText(error);
+  const reason = errorMessage(error);
   if (error instanceof DeliveryError) {
     return error.permanent
       ? { kind: "refused", reason }
@@ -63,8 +64,4 @@ export function causeChain(error: unknown): unknown[] {
 function codeOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" ? code : undefined;
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

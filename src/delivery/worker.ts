@@ -1,10 +1,13 @@
 /**
- * The delivery worker: turns a generated run into outbox rows, then posts each row through its
- * platform's `PlatformSender`, paced under the platform's limits.
+ * The delivery worker: takes a generated briefing as the runner handed it over (or, after a restart, as
+ * the run stored it), turns it into outbox rows, then posts each row through its platform's
+ * `PlatformSender`, which resolves where the post goes and paces it under the platform's limits. The run
+ * carries its own window (`notAfter`, set when the scheduler claimed it): the worker asks the scheduler
+ * nothing.
  *
  * Exactly-once rules:
- * - a row is marked `sending` (with `sendingAt`) by a conditional update right before the platform call;
- *   only the replica whose update matched sends;
+ * - a row is marked `sending` (with `sendingAt`) by a conditional update right before the platform call
+ *   (the sender's `begin()`, once its turn has come); only the replica whose update matched sends;
  * - a row found in `sending` without a message id after `interruptedAfterMs` belonged to a process that
  *   died mid-call. Telegram and Slack take no idempotency key and offer no "did this post arrive?" lookup,
  *   so it is failed ("interrupted mid-send; not re-sent to avoid a duplicate"), never re-sent;
@@ -19,29 +22,25 @@
 import type { Database } from "../../db/client.ts";
 import {
   type DeliveryPlatform,
-  type DeliveryTarget,
   deliveriesOfRun,
-  deliveryTargetsOf,
   dueDeliveries,
   enqueueDeliveries,
   failInterruptedSends,
   markDeliveryFailed,
   markDeliveryRetry,
   markDeliverySent,
+  recipientsOf,
   runIdsWithOpenDeliveries,
   startDeliveryAttempt,
 } from "../../db/queries/deliveries.ts";
-import { getRun } from "../../db/queries/runs.ts";
 import { scheduledRunsInStates, transitionRun } from "../../db/queries/schedule.ts";
-import { getUser } from "../../db/queries/users.ts";
-import type { BriefingRun, Delivery } from "../../db/schema/index.ts";
-import type { BriefingMessage, PlatformSender } from "../core/assistant.ts";
+import type { Delivery, Identity } from "../../db/schema/index.ts";
+import type { PlatformSender } from "../core/assistant.ts";
 import type { Clock } from "../core/clock.ts";
+import { errorMessage } from "../core/errors.ts";
 import { formatLocal } from "../core/local-time.ts";
-import { DEFAULT_STALE_AFTER_MINUTES, slotOccurrence } from "../scheduler/slot-time.ts";
-import { loadBriefingMessage, UndeliverableRunError } from "./briefing-message.ts";
+import { type GeneratedBriefing, loadGeneratedBriefing, UndeliverableRunError } from "./briefing-message.ts";
 import { type DeliveryObserver, notify, type OpsLogger } from "./hooks.ts";
-import { createPacer, type Pacer, SLACK_LIMITS, TELEGRAM_LIMITS } from "./pacer.ts";
 import { createSemaphore, type Semaphore } from "./semaphore.ts";
 import { classifySendFailure, type SendFailure } from "./send-outcome.ts";
 import { settleRun } from "./settle-run.ts";
@@ -51,13 +50,11 @@ export const NO_PLATFORM_REASON = "no platform linked; see briefbot receipts";
 export interface DeliveryWorkerOptions {
   db: Database;
   clock: Clock;
-  /** One per configured platform; a user linked on a platform without a sender gets a failed row. */
+  /**
+   * One per configured platform; a user linked on a platform without a sender gets a failed row. Senders
+   * resolve where a briefing goes and pace their posts; the worker keeps the books.
+   */
   senders: PlatformSender[];
-  /** Default: Telegram 23/s global (under its ~30/s) and 1/s per chat; Slack 10/s and 1/s per channel. */
-  pacers?: Partial<Record<PlatformSender["platform"], Pacer>>;
-  /** Post every Slack briefing here instead of each user's DM (SLACK_CHANNEL). */
-  slackChannel?: string | undefined;
-  staleAfterMinutes?: number;
   /**
    * Attempts before a row that keeps failing without reaching the platform is given up; the slot's
    * window usually ends it first. Default 30.
@@ -76,10 +73,20 @@ export interface DeliveryWorkerOptions {
   monotonicNow?: () => number;
 }
 
-export type EnqueueOutcome = "delivering" | "delivered-no-platform" | "skipped-window" | "not-generated";
+export type EnqueueOutcome =
+  | "delivering"
+  | "delivered-no-platform"
+  | "skipped-window"
+  | "not-generated"
+  | "undeliverable";
 
 export interface DeliveryWorker {
-  /** generated → delivering with one outbox row per linked platform (idempotent), then starts sending. */
+  /**
+   * Takes over a run the runner just generated, as it made it: generated → delivering with one outbox row
+   * per linked platform (idempotent), then starts sending. A briefing past its not-after is skipped.
+   */
+  enqueue(briefing: GeneratedBriefing): Promise<EnqueueOutcome>;
+  /** The same for a run known only by id (a restart found it generated, `brief --deliver`): read once. */
   enqueueRun(runId: number): Promise<EnqueueOutcome>;
   /** Sends every due pending row; resolves when those sends have ended. */
   runDue(): Promise<void>;
@@ -92,66 +99,98 @@ export interface DeliveryWorker {
   readonly platforms: DeliveryPlatform[];
 }
 
+/** A run's briefing and its recipients, kept from enqueue until the run settles. */
+interface Outgoing {
+  briefing: GeneratedBriefing;
+  recipients: Map<Identity["platform"], Identity>;
+  at: number;
+}
+
+/** A run still unsettled after this is dropped from memory; a later send reads it back (as after a restart). */
+const OUTGOING_KEPT_MS = 6 * 3_600_000;
+
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { db, clock } = options;
   const logger = options.logger ?? {};
   const observer = options.observer ?? {};
-  const staleAfterMinutes = options.staleAfterMinutes ?? DEFAULT_STALE_AFTER_MINUTES;
   const maxAttempts = options.maxAttempts ?? 30;
   const baseBackoffMs = options.baseBackoffMs ?? 1_000;
   const maxBackoffMs = options.maxBackoffMs ?? 300_000;
   const interruptedAfterMs = options.interruptedAfterMs ?? 300_000;
   const monotonicNow = options.monotonicNow ?? (() => performance.now());
   const senders = new Map(options.senders.map((sender) => [sender.platform, sender]));
-  const pacers = new Map<string, Pacer>();
   const sendSlots = new Map<string, Semaphore>();
   for (const sender of options.senders) {
     sendSlots.set(sender.platform, createSemaphore(options.maxConcurrentSends ?? 16));
-    pacers.set(
-      sender.platform,
-      options.pacers?.[sender.platform] ??
-        createPacer(sender.platform === "telegram" ? TELEGRAM_LIMITS : SLACK_LIMITS),
-    );
   }
   const platforms = [...senders.keys()];
   const inFlight = new Map<number, Promise<void>>();
+  /** Briefings handed over and not yet settled, by run id. */
+  const outgoing = new Map<number, Promise<Outgoing>>();
   let pass: Promise<void> | undefined;
   let passRequested = false;
 
-  async function notAfterOf(run: BriefingRun): Promise<Date | undefined> {
-    if (run.trigger !== "schedule") return undefined;
-    const user = await getUser(db, run.userId);
-    const occurrence = user
-      ? slotOccurrence(user, run.slot, run.localDate, { staleAfterMinutes })
-      : undefined;
-    // A slot switched off since the claim still gets a window, counted from the claim.
-    return occurrence?.notAfter ?? new Date(run.claimedAt.getTime() + staleAfterMinutes * 60_000);
+  function keep(briefing: GeneratedBriefing, recipients: Identity[]): void {
+    const now = clock.now().getTime();
+    for (const [runId, entry] of outgoing) {
+      entry.then((kept) => kept.at < now - OUTGOING_KEPT_MS && outgoing.delete(runId)).catch(() => {});
+    }
+    const entry: Outgoing = {
+      briefing,
+      recipients: new Map(recipients.map((recipient) => [recipient.platform, recipient])),
+      at: now,
+    };
+    outgoing.set(briefing.message.runId, Promise.resolve(entry));
   }
 
-  async function enqueueRun(runId: number): Promise<EnqueueOutcome> {
-    const run = await getRun(db, runId);
-    if (run?.state !== "generated") return "not-generated";
+  /** The briefing of a run whose rows are due: handed over earlier, or read back once (after a restart). */
+  function outgoingOf(runId: number): Promise<Outgoing> {
+    let entry = outgoing.get(runId);
+    if (!entry) {
+      entry = (async () => {
+        const loaded = await loadGeneratedBriefing(db, runId);
+        if (!loaded) throw new UndeliverableRunError(`run ${runId} no longer exists`);
+        const recipients = await recipientsOf(db, loaded.briefing.message.userId);
+        return {
+          briefing: loaded.briefing,
+          recipients: new Map(recipients.map((recipient) => [recipient.platform, recipient])),
+          at: clock.now().getTime(),
+        };
+      })();
+      outgoing.set(runId, entry);
+      entry.catch(() => outgoing.delete(runId));
+    }
+    return entry;
+  }
+
+  /** Derives the run's state from its rows once all are final, and forgets its briefing then. */
+  async function settle(runId: number, now: Date): Promise<void> {
+    if (await settleRun(db, runId, now)) outgoing.delete(runId);
+  }
+
+  async function enqueue(briefing: GeneratedBriefing): Promise<EnqueueOutcome> {
+    const { message, notAfter } = briefing;
+    const { runId, userId } = message;
     const now = clock.now();
-    const notAfter = await notAfterOf(run);
     if (notAfter && now > notAfter) {
-      const user = await getUser(db, run.userId);
-      const zone = user?.timeZone ?? "UTC";
-      await transitionRun(db, runId, {
+      const zone = briefing.timeZone;
+      const skipped = await transitionRun(db, runId, {
         from: ["generated"],
         to: "skipped",
         now,
         reason: `missed window: ready at ${formatLocal(now, zone, "HH:mm")}, after its not-after ${formatLocal(notAfter, zone, "HH:mm")}`,
       });
+      if (!skipped) return "not-generated";
       logger.warn?.({ runId }, "briefing generated after its window; skipped");
       return "skipped-window";
     }
-    const targets = await targetsFor(run.userId);
-    if (targets.length === 0) {
+    const recipients = await recipientsOf(db, userId);
+    if (recipients.length === 0) {
       // The CLI is the embedded channel: the briefing is readable there (`briefbot receipts`), and the
       // reason says so, so "delivered" never hides a briefing nobody can see.
       await enqueueDeliveries(
         db,
-        { runId, userId: run.userId },
+        { runId, userId },
         [{ platform: "cli", target: "log", state: "sent" }],
         now,
       );
@@ -161,36 +200,48 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         now,
         reason: NO_PLATFORM_REASON,
       });
-      logger.info?.({ runId, userId: run.userId }, "no platform linked; briefing kept for the CLI");
+      logger.info?.({ runId, userId }, "no platform linked; briefing kept for the CLI");
       return "delivered-no-platform";
     }
     await enqueueDeliveries(
       db,
-      { runId, userId: run.userId },
-      targets.map((target) =>
-        senders.has(target.platform as PlatformSender["platform"])
+      { runId, userId },
+      recipients.map((recipient) => {
+        // Where the post lands is the sender's to resolve; until then the row names the account's chat.
+        const target = { platform: recipient.platform, target: recipient.chatId ?? recipient.externalUserId };
+        return senders.has(recipient.platform)
           ? target
           : {
               ...target,
               state: "failed" as const,
-              lastError: `${target.platform} is not configured on this server`,
-            },
-      ),
+              lastError: `${recipient.platform} is not configured on this server`,
+            };
+      }),
       now,
     );
+    keep(briefing, recipients);
     await transitionRun(db, runId, { from: ["generated"], to: "delivering", now });
-    await settleRun(db, runId, now);
+    await settle(runId, now);
     kick();
     return "delivering";
   }
 
-  async function targetsFor(userId: number): Promise<DeliveryTarget[]> {
-    const targets = await deliveryTargetsOf(db, userId);
-    if (!options.slackChannel) return targets;
-    const others = targets.filter((target) => target.platform !== "slack");
-    return targets.some((target) => target.platform === "slack")
-      ? [...others, { platform: "slack", target: options.slackChannel }]
-      : targets;
+  async function enqueueRun(runId: number): Promise<EnqueueOutcome> {
+    let loaded: Awaited<ReturnType<typeof loadGeneratedBriefing>>;
+    try {
+      loaded = await loadGeneratedBriefing(db, runId);
+    } catch (error) {
+      if (!(error instanceof UndeliverableRunError)) throw error;
+      const failed = await transitionRun(db, runId, {
+        from: ["generated"],
+        to: "failed",
+        now: clock.now(),
+        reason: error.message,
+      });
+      return failed ? "undeliverable" : "not-generated";
+    }
+    if (loaded?.state !== "generated") return "not-generated";
+    return enqueue(loaded.briefing);
   }
 
   async function runDue(): Promise<void> {
@@ -209,9 +260,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       });
       if (due.length === 0) break;
       for (const row of due) {
-        const sending = sendOne(row)
+        // Another pass (a retry's timer, `runDue`) may have started this row while this one queried.
+        if (inFlight.has(row.id)) continue;
+        const sending: Promise<void> = sendOne(row)
           .catch((error: unknown) =>
-            logger.error?.({ deliveryId: row.id, error: errorText(error) }, "delivery failed"),
+            logger.error?.({ deliveryId: row.id, error: errorMessage(error) }, "delivery failed"),
           )
           .finally(() => inFlight.delete(row.id));
         inFlight.set(row.id, sending);
@@ -219,86 +272,88 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     }
   }
 
-  const messages = new Map<
-    number,
-    Promise<{ message: BriefingMessage; notAfter: Date | undefined; run: BriefingRun }>
-  >();
-
-  function messageFor(runId: number) {
-    let cached = messages.get(runId);
-    if (!cached) {
-      cached = (async () => {
-        const run = await getRun(db, runId);
-        if (!run) throw new UndeliverableRunError(`run ${runId} no longer exists`);
-        return { message: await loadBriefingMessage(db, runId), notAfter: await notAfterOf(run), run };
-      })();
-      messages.set(runId, cached);
-      // Only fan-out bursts share a run's message; drop it soon so memory stays flat.
-      cached.finally(() => setTimeout(() => messages.delete(runId), 60_000).unref()).catch(() => {});
-    }
-    return cached;
-  }
-
+  /**
+   * One send: the sender resolves the chat and waits for its turn, then `begin` takes a send slot and
+   * claims the row (only the replica whose claim matched may post), and the sender posts.
+   */
   async function sendOne(row: Delivery): Promise<void> {
     const sender = senders.get(row.platform as PlatformSender["platform"]);
-    const pacer = pacers.get(row.platform);
-    if (!sender || !pacer) return;
-    let prepared: Awaited<ReturnType<typeof messageFor>>;
+    if (!sender) return;
+    const claim = claimOf(row);
     try {
-      prepared = await messageFor(row.runId);
-    } catch (error) {
-      // Claim first, so a replica that is sending this row is never overruled.
-      if (await startDeliveryAttempt(db, row.id, clock.now())) {
-        await markDeliveryFailed(db, row.id, errorText(error));
-        await settleRun(db, row.runId, clock.now());
+      let kept: Outgoing;
+      try {
+        kept = await outgoingOf(row.runId);
+      } catch (error) {
+        await failClaimed(claim, errorMessage(error));
+        return;
       }
-      return;
-    }
-    await pacer.acquire(row.target);
-    const slots = sendSlots.get(row.platform);
-    const releaseSlot = await slots?.acquire();
-    try {
-      const attempt = await startDeliveryAttempt(db, row.id, clock.now());
-      if (!attempt) return;
-      await pacer.beforeSend();
-      await deliverRow(attempt, sender, prepared);
+      const recipient = kept.recipients.get(row.platform as Identity["platform"]);
+      if (!recipient) {
+        await failClaimed(claim, `no ${row.platform} account is linked to this user any more`);
+        return;
+      }
+      const seconds = () => (monotonicNow() - claim.startedAt) / 1000;
+      try {
+        const receipt = await sender.deliver({
+          recipient,
+          message: kept.briefing.message,
+          begin: claim.begin,
+        });
+        if (!receipt || !claim.row) return;
+        const sentAt = clock.now();
+        await markDeliverySent(db, row.id, receipt, sentAt);
+        notify(() => observer.deliveryAttempt?.(row.platform, seconds(), "sent"));
+        const lag = (sentAt.getTime() - kept.briefing.claimedAt.getTime()) / 1000;
+        notify(() => observer.deliveryLag?.(row.platform, Math.max(0, lag)));
+      } catch (error) {
+        // A failure before the sender's turn came (opening a DM, say) is recorded on the row all the same.
+        if (!(await claim.begin()) || !claim.row) return;
+        const failure = classifySendFailure(error);
+        notify(() => observer.deliveryAttempt?.(row.platform, seconds(), failure.kind));
+        if (await recordFailure(claim.row, failure, kept.briefing.notAfter)) return;
+      }
+      await settle(row.runId, clock.now());
     } finally {
-      releaseSlot?.();
+      claim.release();
     }
   }
 
-  async function deliverRow(
-    row: Delivery,
-    sender: PlatformSender,
-    prepared: Awaited<ReturnType<typeof messageFor>>,
-  ): Promise<void> {
-    const started = monotonicNow();
-    const seconds = () => (monotonicNow() - started) / 1000;
-    try {
-      const receipt = await sender.deliver(row.target, prepared.message);
-      const sentAt = clock.now();
-      await markDeliverySent(db, row.id, receipt.platformMessageId, sentAt);
-      notify(() => observer.deliveryAttempt?.(row.platform, seconds(), "sent"));
-      const occurrenceStart = prepared.notAfter
-        ? prepared.notAfter.getTime() - staleAfterMinutes * 60_000
-        : prepared.run.claimedAt.getTime();
-      notify(() =>
-        observer.deliveryLag?.(row.platform, Math.max(0, (sentAt.getTime() - occurrenceStart) / 1000)),
-      );
-    } catch (error) {
-      const failure = classifySendFailure(error);
-      notify(() => observer.deliveryAttempt?.(row.platform, seconds(), failure.kind));
-      if (await recordFailure(row, failure, prepared.notAfter)) return;
-    }
-    await settleRun(db, row.runId, clock.now());
+  /** The worker's side of a sender's `begin()`: a send slot, then the conditional pending → sending update. */
+  function claimOf(row: Delivery) {
+    let claiming: Promise<boolean> | undefined;
+    const claim = {
+      /** The row as claimed; undefined until then, or when another replica has it. */
+      row: undefined as Delivery | undefined,
+      startedAt: monotonicNow(),
+      release: () => {},
+      begin: (): Promise<boolean> => {
+        claiming ??= (async () => {
+          const release = (await sendSlots.get(row.platform)?.acquire()) ?? (() => {});
+          claim.row = await startDeliveryAttempt(db, row.id, clock.now());
+          if (!claim.row) {
+            release();
+            return false;
+          }
+          claim.release = release;
+          claim.startedAt = monotonicNow();
+          return true;
+        })();
+        return claiming;
+      },
+    };
+    return claim;
+  }
+
+  /** Fails a row that cannot be sent at all, claiming it first so a replica sending it is never overruled. */
+  async function failClaimed(claim: ReturnType<typeof claimOf>, reason: string): Promise<void> {
+    if (!(await claim.begin()) || !claim.row) return;
+    await markDeliveryFailed(db, claim.row.id, reason);
+    await settle(claim.row.runId, clock.now());
   }
 
   /** Records a failed attempt; true when the row will be retried. */
-  async function recordFailure(
-    row: Delivery,
-    failure: SendFailure,
-    notAfter: Date | undefined,
-  ): Promise<boolean> {
+  async function recordFailure(row: Delivery, failure: SendFailure, notAfter: Date | null): Promise<boolean> {
     const now = clock.now();
     const text = failure.reason;
     const log = {
@@ -360,10 +415,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         await transitionRun(db, run.id, { from: ["delivering"], to: "generated", now });
         await enqueueRun(run.id);
       } else {
-        await settleRun(db, run.id, now);
+        await settle(run.id, now);
       }
     }
-    for (const runId of orphaned) await settleRun(db, runId, now);
+    for (const runId of orphaned) await settle(runId, now);
   }
 
   /**
@@ -376,7 +431,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       return;
     }
     pass = startDue()
-      .catch((error: unknown) => logger.error?.({ error: errorText(error) }, "delivery pass failed"))
+      .catch((error: unknown) => logger.error?.({ error: errorMessage(error) }, "delivery pass failed"))
       .finally(() => {
         pass = undefined;
         if (passRequested) {
@@ -392,9 +447,5 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     }
   }
 
-  return { enqueueRun, runDue, kick, recover, drain, platforms };
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return { enqueue, enqueueRun, runDue, kick, recover, drain, platforms };
 }

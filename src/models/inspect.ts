@@ -1,5 +1,6 @@
 import type { Ollama } from "ollama";
 import type { ResolvedEndpoint, ResolvedModelRoutes } from "../config/model-routes.ts";
+import { errorMessage } from "../core/errors.ts";
 import type { AgenticVerdict, ModelRole } from "../core/model.ts";
 import type { ModelCapabilities } from "./capabilities.ts";
 import type { EndpointStats } from "./endpoint-pool.ts";
@@ -116,8 +117,8 @@ async function inspectEndpoint(deps: InspectDeps, endpoint: ResolvedEndpoint): P
 
 /** An Ollama client error as one line: HTTP status when the server answered, else the network cause. */
 export function ollamaErrorText(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const status = (error as Error & { status_code?: unknown }).status_code;
-  if (typeof status === "number") return `${status} ${error.message}`;
-  return error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message;
+  const status =
+    error instanceof Error ? (error as Error & { status_code?: unknown }).status_code : undefined;
+  if (typeof status === "number") return `${status} ${errorMessage(error)}`;
+  return errorMessage(error, { cause: true });
 }

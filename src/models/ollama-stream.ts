@@ -1,4 +1,5 @@
 import { type Message, Ollama, type Tool } from "ollama";
+import { errorMessage } from "../core/errors.ts";
 import type { ChatMessage, ToolCall, ToolSchema } from "../core/model.ts";
 
 /** One streamed `/api/chat` call against one endpoint, through the official client. No retries here. */
@@ -125,7 +126,7 @@ export async function streamChat(params: StreamChatParams): Promise<StreamChatOu
 
 function classify(error: unknown, state: { stalled: boolean; callerAborted: boolean }): AttemptFailure {
   if (state.callerAborted) return { kind: "aborted", message: "request aborted by caller" };
-  if (state.stalled) return { kind: "stall", message: errorMessage(error) };
+  if (state.stalled) return { kind: "stall", message: errorMessage(error, { cause: true }) };
   if (error instanceof Error && error.name === "ResponseError") {
     const status = (error as Error & { status_code?: unknown }).status_code;
     if (typeof status === "number") return { kind: "http", status, message: error.message };
@@ -134,17 +135,7 @@ function classify(error: unknown, state: { stalled: boolean; callerAborted: bool
   if (error instanceof Error && error.constructor === Error && error.message !== NO_DONE_MESSAGE) {
     return { kind: "stream-error", message: error.message };
   }
-  return { kind: "connection", message: errorMessage(error) };
-}
-
-function errorMessage(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause;
-  if (cause instanceof Error) {
-    const code = (cause as Error & { code?: unknown }).code;
-    return `${error.message}: ${typeof code === "string" ? `${code} ` : ""}${cause.message}`;
-  }
-  return error.message;
+  return { kind: "connection", message: errorMessage(error, { cause: true }) };
 }
 
 function toOllamaMessage(message: ChatMessage): Message {

@@ -24,10 +24,12 @@ import {
 } from "../../db/queries/schedule.ts";
 import { listUsers } from "../../db/queries/users.ts";
 import type { BriefingRun, SlotName, User } from "../../db/schema/index.ts";
+import type { BriefingMessage } from "../core/assistant.ts";
 import type { Clock } from "../core/clock.ts";
 import { errorMessage } from "../core/errors.ts";
 import { formatLocal } from "../core/local-time.ts";
 import type { ModelClient } from "../core/model.ts";
+import { briefingMessageOf } from "../delivery/briefing-message.ts";
 import { type GenerationObserver, notify, type OpsLogger } from "../delivery/hooks.ts";
 import type { DeliveryWorker } from "../delivery/worker.ts";
 import {
@@ -48,8 +50,11 @@ export interface GenerateRequest {
   runId: number;
 }
 
-/** Wraps `runBriefing(deps, { user, slot, runId, trigger: "schedule" })`. */
-export type BriefingGenerator = (request: GenerateRequest) => Promise<unknown>;
+/**
+ * Generates a claimed run (`composeCore`'s `generateBriefing`) and hands back the briefing it stored, which
+ * goes to the outbox as it is. A generator that hands back nothing has its run read back instead.
+ */
+export type BriefingGenerator = (request: GenerateRequest) => Promise<BriefingMessage | undefined>;
 
 export interface SchedulerOptions {
   db: Database;
@@ -164,6 +169,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
 
     for (const occurrence of due) {
       if (existing.has(scheduledKey(occurrence))) continue;
+      // The run carries its window from here on: the outbox reads `notAfter` off it, never the slot times.
       const run = await claimScheduledRun(db, { ...occurrence, claimedBy: instanceId, now });
       const user = byId.get(occurrence.userId);
       if (!run || !user) continue;
@@ -206,8 +212,12 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   function startGeneration(run: BriefingRun, user: User, slot: SlotName): void {
     const job = limit(async () => {
       const started = monotonicNow();
+      let generated: BriefingMessage | undefined;
+      let state: string;
       try {
-        await runner({ user, slot, localDate: run.localDate, runId: run.id });
+        generated = await runner({ user, slot, localDate: run.localDate, runId: run.id });
+        // A generator that hands back its briefing has stored it; one that does not is checked.
+        state = generated ? "generated" : await stateAfterSilentRunner(run.id);
       } catch (error) {
         const reason = `generation failed: ${errorMessage(error)}`;
         await transitionRun(db, run.id, {
@@ -217,26 +227,40 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
           reason,
         });
         logger.error?.({ runId: run.id, error: reason }, "briefing generation failed");
+        state = "failed";
       }
-      const after = await getRun(db, run.id);
-      if (after && (after.state === "claimed" || after.state === "generating")) {
-        await transitionRun(db, run.id, {
-          from: ["claimed", "generating"],
-          to: "failed",
-          now: clock.now(),
-          reason: "the runner returned without storing a briefing",
+      notify(() => options.observer?.generation?.((monotonicNow() - started) / 1000, state));
+      if (generated) {
+        await deliver.enqueue({
+          message: briefingMessageOf(generated),
+          claimedAt: run.claimedAt,
+          notAfter: run.notAfter,
+          timeZone: user.timeZone,
         });
+      } else if (state === "generated") {
+        await deliver.enqueueRun(run.id);
       }
-      notify(() =>
-        options.observer?.generation?.((monotonicNow() - started) / 1000, after?.state ?? "missing"),
-      );
-      if (after?.state === "generated") await deliver.enqueueRun(run.id);
     })
       .catch((error: unknown) => {
-        logger.error?.({ runId: run.id, error: String(error) }, "scheduled run could not be completed");
+        logger.error?.({ runId: run.id, error: errorMessage(error) }, "scheduled run could not be completed");
       })
       .finally(() => generating.delete(run.id));
     generating.set(run.id, job);
+  }
+
+  /** The state a generator left its run in when it handed nothing back; a run it left open is failed. */
+  async function stateAfterSilentRunner(runId: number): Promise<string> {
+    const after = await getRun(db, runId);
+    if (after && (after.state === "claimed" || after.state === "generating")) {
+      await transitionRun(db, runId, {
+        from: ["claimed", "generating"],
+        to: "failed",
+        now: clock.now(),
+        reason: "the runner returned without storing a briefing",
+      });
+      return "failed";
+    }
+    return after?.state ?? "missing";
   }
 
   async function recoverStalledGenerations(now: Date, users: Map<number, User>): Promise<number> {
@@ -245,10 +269,11 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     for (const run of await stalledGenerations(db, before)) {
       if (generating.has(run.id)) continue;
       const user = users.get(run.userId);
-      const occurrence = user
-        ? slotOccurrence(user, run.slot, run.localDate, { staleAfterMinutes })
-        : undefined;
-      if (user && occurrence && now <= occurrence.notAfter) {
+      // Runs claimed before they carried their window get it from the slot times.
+      const notAfter =
+        run.notAfter ??
+        (user ? slotOccurrence(user, run.slot, run.localDate, { staleAfterMinutes })?.notAfter : undefined);
+      if (user && notAfter && now <= notAfter) {
         const taken = await reclaimStalledRun(db, run.id, { claimedBy: instanceId, now, before });
         if (!taken) continue;
         restarted += 1;
@@ -256,7 +281,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
           { runId: run.id, previousWorker: run.claimedBy },
           "generation interrupted; regenerating",
         );
-        startGeneration(taken, user, occurrence.slot);
+        startGeneration(taken, user, taken.slot);
       } else {
         const failed = await transitionRun(db, run.id, {
           from: ["claimed", "generating"],

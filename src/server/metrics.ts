@@ -320,7 +320,7 @@ export function createMetrics(sources: MetricsSources): BriefbotMetrics {
   });
   const lag = new Histogram({
     name: "briefbot_delivery_lag_seconds",
-    help: "Slot time to confirmed post, for scheduled briefings.",
+    help: "Claim to confirmed post: for a scheduled briefing, from the tick its slot came due in.",
     labelNames: ["platform"],
     buckets: LAG_BUCKETS,
     registers,

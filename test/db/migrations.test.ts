@@ -1,7 +1,8 @@
 /**
  * Migration 0002 turns status-like text columns into enums and moves Telegram's message links into
- * `platform_messages`. Data written under 0001 must survive it on both engines: a database migrated up to
- * 0001 gets rows, then the rest of the migrations run over them.
+ * `platform_messages`; 0003 gives scheduled runs still on their way the window the outbox used to work out.
+ * Data written under 0001 must survive them on both engines: a database migrated up to 0001 gets rows, then
+ * the rest of the migrations run over them.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -30,7 +31,7 @@ function migrationsUpTo(lastIndex: number): string {
 }
 
 for (const kind of ["pglite", "postgres"] as const) {
-  describe(`migration 0002 over existing data [${kind}]`, () => {
+  describe(`migrations 0002 and 0003 over existing data [${kind}]`, () => {
     let testDb: TestDatabase;
     let before: string;
     beforeAll(async () => {
@@ -56,6 +57,10 @@ for (const kind of ["pglite", "postgres"] as const) {
         insert into briefing_runs (id, user_id, slot, local_date, trigger, state, mode, prose)
         values (1, 1, 'morning', '2025-06-02', 'schedule', 'delivered', 'digest', 'Your morning briefing'),
                (2, 1, 'midday', '2025-06-02', 'manual', 'generated', null, 'Your midday check-in')`);
+      await db.execute(sql`
+        insert into briefing_runs (id, user_id, slot, local_date, trigger, state, prose, claimed_at)
+        values (3, 1, 'afternoon', '2025-06-02', 'schedule', 'generated', 'Your afternoon check-in',
+                '2025-06-02T15:30:00Z')`);
       await db.execute(sql`
         insert into conversations (id, user_id, platform, thread_key, run_id)
         values (1, 1, 'telegram', 'telegram:42:100', 1), (2, 1, 'telegram', 'telegram:42:101', 1),
@@ -106,6 +111,13 @@ for (const kind of ["pglite", "postgres"] as const) {
       expect((await findConversation(db, "cli", "cli:1:x"))?.userId).toBe(1);
     });
 
+    it("gives a scheduled run still on its way the default window, and finished or manual runs none", async () => {
+      const ports = createDbPorts(testDb.open.db);
+      expect((await ports.runs.ofUser(1, 3))?.notAfter).toEqual(new Date("2025-06-02T17:00:00Z"));
+      expect((await ports.runs.ofUser(1, 1))?.notAfter).toBeNull();
+      expect((await ports.runs.ofUser(1, 2))?.notAfter).toBeNull();
+    });
+
     it("keeps defaults and the claim-once index working on the enum columns", async () => {
       const db = testDb.open.db;
       const claim = {
@@ -114,6 +126,7 @@ for (const kind of ["pglite", "postgres"] as const) {
         localDate: "2025-06-02",
         claimedBy: "t",
         now: new Date(),
+        notAfter: new Date(),
       };
       expect(await claimScheduledRun(db, claim)).toBeUndefined();
       const fresh = await claimScheduledRun(db, { ...claim, localDate: "2025-06-03" });

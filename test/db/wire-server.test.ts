@@ -49,15 +49,21 @@ describe("embedded database socket server", () => {
   it("runs a client's whole transaction before the owner's next query, so a client rollback loses no owner write", async () => {
     const sql = client();
     let ownerWroteDuringTransaction = false;
+    // The owner writes only once the client's transaction has certainly begun on the server.
+    let begun: () => void = () => {};
+    const transactionOpen = new Promise<void>((resolve) => {
+      begun = resolve;
+    });
     const transaction = sql
       .begin(async (tx) => {
         await tx`insert into t (v) values (1)`;
+        begun();
         await sleep(300);
         ownerWroteDuringTransaction = (await tx`select count(*)::int as n from t where v = 99`)[0]?.n === 1;
         throw new Error("rolled back on purpose");
       })
       .catch((error: Error) => error.message);
-    await sleep(100);
+    await transactionOpen;
     await db.query("insert into t (v) values (99)");
     expect(await transaction).toBe("rolled back on purpose");
     expect(ownerWroteDuringTransaction).toBe(false);

@@ -3,7 +3,6 @@
  * body left, after it left, or never opened; keep-alive; and its bound on requests in flight.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { classifySendFailure } from "../../src/delivery/send-outcome.ts";
 import {
@@ -12,6 +11,7 @@ import {
   OUTCOME_UNKNOWN,
   type SendTransport,
 } from "../../src/delivery/send-transport.ts";
+import { listen } from "../servers/http.ts";
 import { refusedUrl } from "../servers/ollama-server.ts";
 
 interface Seen {
@@ -48,15 +48,9 @@ async function serve(
     response.writeContinue();
     respond(request, response);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/bot1/sendMessage`, seen };
+  const listening = await listen(server);
+  cleanups.push(listening.close);
+  return { url: `${listening.url}/bot1/sendMessage`, seen };
 }
 
 function transport(options: Parameters<typeof createSendTransport>[0] = {}): SendTransport {

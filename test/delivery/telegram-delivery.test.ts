@@ -10,6 +10,7 @@ import type { Database } from "../../db/client.ts";
 import { deliveriesOfRun, INTERRUPTED_SEND_REASON } from "../../db/queries/deliveries.ts";
 import { linkIdentity } from "../../db/queries/users.ts";
 import { briefingRuns, users } from "../../db/schema/index.ts";
+import { createPlatformState } from "../../db/stores/index.ts";
 import type { PlatformSender } from "../../src/core/assistant.ts";
 import { fixedClock } from "../../src/core/clock.ts";
 import { telegramConfigFor } from "../bots/telegram/harness.ts";
@@ -44,7 +45,7 @@ describeEachDatabase("delivery through the real Telegram adapter", (getDb) => {
     const model = modelFor(ollama);
     const bot = createTelegramBot({
       config: telegramConfigFor(telegram),
-      db,
+      platformState: createPlatformState(db),
       assistant: testCore(db, model, { clock }).assistant,
       clock,
       retry: { maxAttempts: 1, maxDelaySeconds: 1 },
@@ -112,8 +113,8 @@ describeEachDatabase("delivery through the real Telegram adapter", (getDb) => {
     // Process A: Telegram gets the message, then the process dies before recording the answer.
     const dying: PlatformSender = {
       platform: "telegram",
-      async deliver(target, message) {
-        await real.deliver(target, message);
+      async deliver(attempt) {
+        await real.deliver(attempt);
         return new Promise<never>(() => {});
       },
     };

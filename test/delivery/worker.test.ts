@@ -1,11 +1,13 @@
-/** The delivery worker on its own: how each kind of send failure ends, from stored (generated) runs. */
+/**
+ * The delivery worker on its own: how each kind of send failure ends, from stored (generated) runs; the
+ * briefing handed over is what it posts, and after a restart it posts what the run stored.
+ */
 import { expect, it } from "vitest";
 import type { Database } from "../../db/client.ts";
 import { deliveriesOfRun } from "../../db/queries/deliveries.ts";
 import { getRun, startClaimedRun } from "../../db/queries/runs.ts";
 import { claimScheduledRun } from "../../db/queries/schedule.ts";
 import { fixedClock } from "../../src/core/clock.ts";
-import { createPacer } from "../../src/delivery/pacer.ts";
 import { createDeliveryWorker } from "../../src/delivery/worker.ts";
 import { describeEachDatabase } from "../helpers/database.ts";
 import { markGenerated } from "../helpers/runs.ts";
@@ -20,6 +22,8 @@ async function generatedRun(db: Database, userId: number, at: Date): Promise<num
     localDate: "2025-06-02",
     claimedBy: "test",
     now: at,
+    // The slot's window as the scheduler sets it: 07:00 London plus 90 minutes.
+    notAfter: new Date("2025-06-02T07:30:00Z"),
   });
   if (!run) throw new Error("claim failed");
   await startClaimedRun(db, run.id, at);
@@ -33,7 +37,6 @@ describeEachDatabase("delivery worker", (getDb) => {
       db,
       clock,
       senders: [sender],
-      pacers: { telegram: createPacer({ globalPerSecond: 1000, perKeyPerSecond: 1000 }) },
       baseBackoffMs: 60_000,
       maxAttempts: 3,
     });
@@ -145,6 +148,58 @@ describeEachDatabase("delivery worker", (getDb) => {
     expect((await getRun(db, runId))?.reason).toBe(
       "missed window: ready at 10:00, after its not-after 08:30",
     );
+  });
+
+  it("posts the briefing it was handed without reading the run back", async () => {
+    const db = getDb();
+    const clock = fixedClock("2025-06-02T06:00:00Z");
+    const { user } = await telegramUser(db, { slots: SLOTS });
+    const runId = await generatedRun(db, user.id, clock.now());
+    const { worker, sender } = workerFor(db, clock);
+    const handed = "Handed over by the runner.";
+    const outcome = await worker.enqueue({
+      message: {
+        runId,
+        userId: user.id,
+        slot: "morning",
+        localDate: "2025-06-02",
+        prose: handed,
+        checks: [{ label: "looked at tasks", ok: true }],
+        statusRow: "✓ looked at tasks",
+        mode: "agentic",
+      },
+      claimedAt: clock.now(),
+      notAfter: new Date("2025-06-02T07:30:00Z"),
+      timeZone: "Europe/London",
+    });
+    expect(outcome).toBe("delivering");
+    await worker.drain();
+    // The stored prose differs: had the worker read the run, it would have posted that.
+    expect(sender.posted.map((post) => [post.message.prose, post.message.statusRow])).toEqual([
+      [handed, "✓ looked at tasks"],
+    ]);
+    expect((await getRun(db, runId))?.state).toBe("delivered");
+  });
+
+  it("after a restart, sends a pending row from what the run stored", async () => {
+    const db = getDb();
+    const clock = fixedClock("2025-06-02T06:00:00Z");
+    const { user, chatId } = await telegramUser(db, { slots: SLOTS });
+    const runId = await generatedRun(db, user.id, clock.now());
+    const before = workerFor(db, clock);
+    before.sender.plan.push({ kind: "fail", error: transient() });
+    await before.worker.enqueueRun(runId);
+    await before.worker.drain();
+    expect((await deliveriesOfRun(db, runId))[0]?.state).toBe("pending");
+
+    // A new process: nothing in memory, the row due a minute later.
+    const after = workerFor(db, clock);
+    clock.advance(60_000);
+    await after.worker.runDue();
+    expect(after.sender.posted.map((post) => [post.target, post.message.prose])).toEqual([
+      [chatId, "Good morning. Nothing on the calendar today."],
+    ]);
+    expect((await getRun(db, runId))?.state).toBe("delivered");
   });
 
   it("fails a delivery to a platform this server has no sender for", async () => {

@@ -35,6 +35,7 @@ describeEachDatabase("changesSinceMorning", (getDb) => {
       localDate: TODAY,
       claimedBy: "test",
       now: MORNING,
+      notAfter: new Date(MORNING.getTime() + 90 * 60_000),
     });
     if (!run) throw new Error("claim failed");
     // The model answers at once; the runner's coverage calls list_tasks and list_events itself.

@@ -7,15 +7,9 @@ import type { Database } from "../../db/client.ts";
 import { linkIdentity } from "../../db/queries/users.ts";
 import type { NewUser, User } from "../../db/schema/index.ts";
 import { resolveModelRoutes } from "../../src/config/model-routes.ts";
-import {
-  type BriefingMessage,
-  DeliveryError,
-  type DeliveryReceipt,
-  type PlatformSender,
-} from "../../src/core/assistant.ts";
+import { type BriefingMessage, DeliveryError, type PlatformSender } from "../../src/core/assistant.ts";
 import type { Clock } from "../../src/core/clock.ts";
 import type { ModelClient } from "../../src/core/model.ts";
-import { createPacer } from "../../src/delivery/pacer.ts";
 import {
   createDeliveryWorker,
   type DeliveryWorker,
@@ -83,7 +77,9 @@ export function recordingSender(platform: "telegram" | "slack" = "telegram"): Re
     calls: [],
     posted: [],
     plan: [],
-    async deliver(target: string, message: BriefingMessage): Promise<DeliveryReceipt> {
+    async deliver({ recipient, message, begin }) {
+      if (!(await begin())) return undefined;
+      const target = recipient.chatId ?? recipient.externalUserId;
       sender.calls.push({ target, runId: message.runId });
       const behaviour = sender.plan.shift() ?? { kind: "ok" };
       if (behaviour.kind === "fail") throw behaviour.error;
@@ -91,7 +87,7 @@ export function recordingSender(platform: "telegram" | "slack" = "telegram"): Re
       const messageId = String(messageCounter);
       sender.posted.push({ target, message, messageId });
       if (behaviour.kind === "post-then-hang") return new Promise<never>(() => {});
-      return { platformMessageId: messageId };
+      return { platformMessageId: messageId, target };
     },
   };
   return sender;
@@ -108,7 +104,7 @@ export interface Rig {
   sender: RecordingSender;
 }
 
-/** One scheduler process. Pacing is fast (tests are not about the platform limits). */
+/** One scheduler process. The recording sender does not pace (tests are not about the platform limits). */
 export function startRig(
   db: Database,
   clock: Clock,
@@ -123,15 +119,7 @@ export function startRig(
 ): Rig {
   const sender = options.sender ?? recordingSender();
   const senders = options.senders ?? [sender];
-  const worker = createDeliveryWorker({
-    db,
-    clock,
-    senders,
-    pacers: Object.fromEntries(
-      senders.map((one) => [one.platform, createPacer({ globalPerSecond: 1000, perKeyPerSecond: 1000 })]),
-    ),
-    ...options.worker,
-  });
+  const worker = createDeliveryWorker({ db, clock, senders, ...options.worker });
   const runner = options.runner ?? realRunner(db, model, clock);
   const scheduler = createScheduler({ db, clock, runner, deliver: worker, ...options.scheduler });
   return { scheduler, worker, runner, sender };

@@ -9,6 +9,7 @@ import { registerRunsCommands } from "../../src/cli/commands/runs.ts";
 import { fixedClock } from "../../src/core/clock.ts";
 import { NO_PLATFORM_REASON } from "../../src/delivery/worker.ts";
 import { startScheduler } from "../../src/scheduler/scheduler.ts";
+import { slotOccurrence } from "../../src/scheduler/slot-time.ts";
 import { cliHarness } from "../helpers/cli.ts";
 import { describeEachDatabase } from "../helpers/database.ts";
 import type { OllamaTestServer } from "../servers/ollama-server.ts";
@@ -66,6 +67,8 @@ describeEachDatabase("scheduler", (getDb) => {
       localDate: "2025-06-02",
       trigger: "schedule",
       state: "delivered",
+      // The window the outbox honours is set at the claim: 07:00 plus the default 90 minutes.
+      notAfter: new Date("2025-06-02T07:30:00Z"),
     });
     expect(rig.sender.posted).toHaveLength(1);
     expect(rig.sender.posted[0]?.target).toBe(chatId);
@@ -174,7 +177,7 @@ describeEachDatabase("scheduler", (getDb) => {
     const frozen = Object.assign(
       async (request: Parameters<typeof generate>[0]) => {
         await generate(request);
-        await new Promise<never>(() => {});
+        return new Promise<never>(() => {});
       },
       { calls: generate.calls },
     );
@@ -247,6 +250,7 @@ describeEachDatabase("scheduler", (getDb) => {
         localDate: "2025-06-02",
         claimedBy: "dead-process",
         now: longAgo,
+        notAfter: slotOccurrence(who.user, "morning", "2025-06-02")?.notAfter ?? longAgo,
       });
       expect(claimed).toBeDefined();
     }

@@ -3,7 +3,7 @@
  * once it passes its size limit. Records how many bytes it managed to write before the client hung up.
  */
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listen } from "./http.ts";
 
 export interface EndlessHttpServer {
   url: string;
@@ -30,15 +30,6 @@ export async function startEndlessHttpServer(
     response.on("close", markGone);
     pump();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    bytesWritten: () => written,
-    clientGone,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  const { url, close } = await listen(server);
+  return { url, bytesWritten: () => written, clientGone, close };
 }

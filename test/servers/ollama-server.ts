@@ -39,7 +39,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { isRecord, listen, readBody, sendJson } from "./http.ts";
 
 export interface LatencyModel {
   /** Delay before the first chunk (prompt evaluation / model load). */
@@ -425,11 +425,10 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
     );
   });
 
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const listening = await listen(server);
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: listening.url,
     requests,
     events,
     chatRequests: (model) =>
@@ -446,22 +445,18 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
       models.set(name, spec);
     },
     loadedModels: () => [...loaded.entries()].map(([name, entry]) => ({ name, ...entry })),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        closing.abort();
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
+    close: () => {
+      closing.abort();
+      return listening.close();
+    },
   };
 }
 
 /** A URL where nothing listens, for connection-refused tests. */
 export async function refusedUrl(): Promise<string> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
+  const probe = await listen(createServer());
+  await probe.close();
+  return probe.url;
 }
 
 /** A promise tests can settle by hand, for `waitFor`. */
@@ -679,15 +674,6 @@ function sleepUnless(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    request.on("data", (part: Buffer) => parts.push(part));
-    request.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
-    request.on("error", reject);
-  });
-}
-
 function parseJson(text: string): unknown {
   if (text.trim() === "") return undefined;
   try {
@@ -697,19 +683,10 @@ function parseJson(text: string): unknown {
   }
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { "Content-Type": "application/json; charset=utf-8" });
-  response.end(JSON.stringify(body));
-}
-
 function sendError(response: ServerResponse, status: number, message: string): void {
   sendJson(response, status, { error: message });
 }
 
 function readString(body: unknown, key: string): string | undefined {
   return isRecord(body) && typeof body[key] === "string" ? body[key] : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -7,8 +7,8 @@
  *   meteo.failWith(500);      // or meteo.failWith("hang"), meteo.failWith("garbage")
  *   await meteo.close();
  */
-import { createServer, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer } from "node:http";
+import { listen, sendJson } from "./http.ts";
 
 export interface GeocodingResult {
   id: number;
@@ -224,11 +224,10 @@ export async function startOpenMeteoServer(options: { firstDay?: string } = {}):
     }
     sendJson(response, 404, { error: true, reason: "Not Found" });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const { url, close } = await listen(server);
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     requests,
     forecastRequests: () => requests.filter((request) => request.path === "/v1/forecast"),
     failWith(mode) {
@@ -240,10 +239,7 @@ export async function startOpenMeteoServer(options: { firstDay?: string } = {}):
     setTemperatureOffset(value) {
       offset = value;
     },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close,
   };
 }
 
@@ -280,8 +276,4 @@ function forecastBody(query: URLSearchParams, firstDay: string, offset: number) 
       weather_code: [2, 61, 0, 1, 95, 3, 45],
     },
   };
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify(body));
 }

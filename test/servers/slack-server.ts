@@ -24,8 +24,16 @@
  */
 import { createHmac } from "node:crypto";
 import { EventEmitter } from "node:events";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  type CallTiming,
+  createPlatformServer,
+  isRecord,
+  listen,
+  type NetworkFailure,
+  readBody,
+  sendJson,
+} from "./http.ts";
 
 export interface SlackServerOptions {
   signingSecret: string;
@@ -36,29 +44,14 @@ export interface SlackServerOptions {
   teamId?: string;
 }
 
-export interface ApiCall {
+export interface ApiCall extends CallTiming {
   method: string;
   token: string | undefined;
   /** Arguments with JSON-string fields (`blocks`, `attachments`, `metadata`) parsed. */
   args: Record<string, unknown>;
   status: number;
   response: Record<string, unknown>;
-  /** `performance.now()` when the request's headers arrived (before its body). */
-  receivedAt: number;
-  /** For a 429: the `Retry-After` seconds, the scope closed (`method:<m>` or `method:<m>|channel:<c>`) and when. */
-  retryAfter?: number;
-  limitScope?: string;
-  answeredAt?: number;
-  /** Arrived while a 429 given for its scope had not yet elapsed. */
-  beforeRetryAfter?: boolean;
-  network?: NetworkFailure;
 }
-
-/**
- * `reset-before-body`: reset once the headers arrived, before the body is read; nothing is carried out.
- * `drop-response`: carried out (the message is posted), then the connection is dropped instead of answering.
- */
-export type NetworkFailure = "reset-before-body" | "drop-response";
 
 /** A message the bot posted (chat.postMessage), with later chat.update edits applied in place. */
 export interface PostedMessage {
@@ -228,19 +221,11 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
     return `${secs}.${String(tsCounter % 1_000_000).padStart(6, "0")}`;
   };
 
-  const serve = (request: IncomingMessage, response: ServerResponse, receivedAt: number) => {
-    if (resetBeforeBody(request, receivedAt)) return;
-    handle(request, response, receivedAt).catch((error: unknown) => {
-      response.writeHead(500, { "content-type": "application/json" });
-      response.end(JSON.stringify({ ok: false, error: "internal_error", detail: String(error) }));
-    });
-  };
-  const server: Server = createServer((request, response) => serve(request, response, performance.now()));
-  server.on("checkContinue", (request, response) => {
-    const receivedAt = performance.now();
-    if (resetBeforeBody(request, receivedAt)) return;
-    response.writeContinue();
-    serve(request, response, receivedAt);
+  const server = createPlatformServer({
+    resetBeforeBody,
+    handle,
+    onError: (_request, response, error) =>
+      sendJson(response, 500, { ok: false, error: "internal_error", detail: String(error) }),
   });
 
   function apiMethodOf(request: IncomingMessage): string | undefined {
@@ -293,8 +278,7 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
         call.network = "drop-response";
         request.socket.destroy();
       } else {
-        response.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
-        response.end(JSON.stringify(body));
+        sendJson(response, status, body, headers);
       }
       changes.emit("change");
       return;
@@ -309,13 +293,11 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
         return;
       }
       responses.push({ id, body });
-      response.writeHead(200, { "content-type": "application/json" });
-      response.end(JSON.stringify({ ok: true }));
+      sendJson(response, 200, { ok: true });
       changes.emit("change");
       return;
     }
-    response.writeHead(404, { "content-type": "application/json" });
-    response.end(JSON.stringify({ ok: false, error: "unknown_path" }));
+    sendJson(response, 404, { ok: false, error: "unknown_path" });
   }
 
   type Answer = [number, Record<string, unknown>, Record<string, string>?];
@@ -532,9 +514,8 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
     return { id, url: `${base}/response/${id}` };
   }
 
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  const base = `http://127.0.0.1:${port}`;
+  const listening = await listen(server);
+  const base = listening.url;
 
   return {
     url: base,
@@ -687,11 +668,7 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
         ...(post.threadTs ? { thread_ts: post.threadTs } : {}),
       };
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
+    close: () => listening.close(),
   };
 }
 
@@ -750,19 +727,6 @@ function textObjectFits(value: unknown, max: number): boolean {
   if (!isRecord(value)) return false;
   if (value.type !== "mrkdwn" && value.type !== "plain_text") return false;
   return typeof value.text === "string" && value.text.length >= 1 && value.text.length <= max;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    request.on("error", reject);
-  });
 }
 
 function parseBody(raw: string, contentType: string | undefined): Record<string, unknown> {

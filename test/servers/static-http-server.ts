@@ -10,8 +10,8 @@
  *   await server.close();
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { NetworkPolicy } from "../../src/sources/network/address-policy.ts";
+import { listen } from "./http.ts";
 
 /**
  * These servers listen on 127.0.0.1, which subscription fetches refuse by default; a sync that is meant
@@ -98,11 +98,10 @@ export async function startStaticHttpServer(
     }
   });
 
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  const { port } = server.address() as AddressInfo;
+  const listening = await listen(server, host);
 
   return {
-    url: `http://${host}:${port}`,
+    url: listening.url,
     requests,
     requestsTo: (path) => requests.filter((request) => request.path === path),
     route(path, script) {
@@ -111,9 +110,8 @@ export async function startStaticHttpServer(
     },
     async close() {
       for (const timer of timers) clearTimeout(timer);
-      // Hanging and delayed responses keep sockets open; close() would wait for them forever.
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Hanging and delayed responses keep sockets open; closing cuts them rather than wait forever.
+      await listening.close();
     },
   };
 }

@@ -29,8 +29,16 @@
  *   asserts on the server's own arrival times what the bot's flood gate promises.
  * - `Expect: 100-continue` is honoured (Node answers it), so a reset "before the body" happens before `100`.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  type CallTiming,
+  createPlatformServer,
+  isRecord,
+  listen,
+  type NetworkFailure,
+  readBody,
+  sendJson,
+} from "./http.ts";
 
 export interface TestUser {
   id: number;
@@ -94,31 +102,13 @@ export interface BotPost {
   deleted: boolean;
 }
 
-export interface ApiCall {
+export interface ApiCall extends CallTiming {
   index: number;
   method: string;
   params: Record<string, unknown>;
   status: number;
   description?: string;
-  /** `performance.now()` when the request's headers arrived (before its body). */
-  receivedAt: number;
-  /** For a 429: the `retry_after` given, the scope it closed and when it was answered. */
-  retryAfter?: number;
-  limitScope?: string;
-  answeredAt?: number;
-  /** Arrived while a 429 this server gave for its scope had not yet elapsed. */
-  beforeRetryAfter?: boolean;
-  /** A scripted network failure instead of (or after) handling the call. */
-  network?: NetworkFailure;
 }
-
-/**
- * `reset-before-body`: the connection is reset once the headers arrived, before the body is read (before
- * `100 Continue` when the client asked for it); nothing is carried out, and the call records no params.
- * `drop-response`: the call is carried out (a message is posted), then the connection is dropped instead
- * of answering.
- */
-export type NetworkFailure = "reset-before-body" | "drop-response";
 
 export interface ScriptedFailure {
   /** Lower-case method name, or every method when absent. */
@@ -758,19 +748,12 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
     }
   };
 
-  const server: Server = createServer((request, response) => {
-    const receivedAt = performance.now();
-    if (resetBeforeBody(request, receivedAt)) return;
-    handle(request, response, receivedAt).catch(() => request.socket.destroy());
+  const server = createPlatformServer({
+    resetBeforeBody,
+    handle,
+    onError: (request) => request.socket.destroy(),
   });
-  server.on("checkContinue", (request, response) => {
-    const receivedAt = performance.now();
-    if (resetBeforeBody(request, receivedAt)) return;
-    response.writeContinue();
-    handle(request, response, receivedAt).catch(() => request.socket.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const listening = await listen(server);
 
   const view = (chatId: number): ChatView => ({
     messages: () =>
@@ -785,7 +768,7 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
       : { is_bot: false, ...target };
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: listening.url,
     token,
     botInfo: { id: botUser.id, is_bot: true, first_name: botUser.first_name, username: botUser.username },
     calls,
@@ -863,14 +846,12 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
     waitFor(probe, timeoutMs) {
       return waitUntil(probe, timeoutMs, "condition");
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        closed = true;
-        if (poll) clearTimeout(poll.timer);
-        poll = undefined;
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
+    close: () => {
+      closed = true;
+      if (poll) clearTimeout(poll.timer);
+      poll = undefined;
+      return listening.close();
+    },
   };
 
   function waitUntil<T>(
@@ -944,17 +925,6 @@ function defaultDescription(status: number, retryAfter: number | undefined): str
   return `Error ${status}`;
 }
 
-function sendJson(
-  response: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  if (response.headersSent || response.destroyed) return;
-  response.writeHead(status, { "Content-Type": "application/json", ...headers });
-  response.end(JSON.stringify(body));
-}
-
 function sendResult(response: ServerResponse, result: unknown): void {
   sendJson(response, 200, { ok: true, result });
 }
@@ -975,9 +945,7 @@ function sendError(response: ServerResponse, error: ApiError): void {
 }
 
 async function readParams(request: IncomingMessage): Promise<Record<string, unknown>> {
-  const parts: Buffer[] = [];
-  for await (const part of request) parts.push(part as Buffer);
-  const text = Buffer.concat(parts).toString("utf8");
+  const text = await readBody(request);
   if (text.trim() === "") return {};
   const type = (request.headers["content-type"] ?? "").toLowerCase();
   if (type.includes("application/json")) {
@@ -993,10 +961,6 @@ async function readParams(request: IncomingMessage): Promise<Record<string, unkn
   if (type.includes("multipart/form-data"))
     throw badRequest("multipart bodies are not supported by this test server");
   return Object.fromEntries(new URLSearchParams(text));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Nested parameters arrive as objects (JSON bodies) or JSON text (query/urlencoded). */

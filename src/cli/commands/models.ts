@@ -1,4 +1,5 @@
 import type { ResolvedModelRoutes } from "../../config/model-routes.ts";
+import { errorMessage } from "../../core/errors.ts";
 import type { ModelsInspection, RouteInspection } from "../../models/inspect.ts";
 import { createModelClient } from "../../models/router.ts";
 import { CliError, type RegisterCommands, withContext } from "../context.ts";
@@ -64,8 +65,7 @@ export async function readUtilisation(
     if (!response.ok) return { source: metricsUrl, error: `HTTP ${response.status}` };
     return { source: metricsUrl, endpoints: parseUtilisation(await response.text()) };
   } catch (error) {
-    const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
-    return { source: metricsUrl, error: `${error instanceof Error ? error.message : String(error)}${cause}` };
+    return { source: metricsUrl, error: errorMessage(error, { cause: true }) };
   }
 }
 

@@ -1,7 +1,6 @@
 import { DateTime } from "luxon";
-import type { Evidence } from "./evidence.ts";
 import type { Mask } from "./mask.ts";
-import type { FoundClaim } from "./types.ts";
+import type { Evidence, FoundClaim } from "./types.ts";
 import { monthNumber, weekdayNumber } from "./words.ts";
 
 const MONTH = `(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)`;

@@ -1,37 +1,8 @@
 import { DateTime } from "luxon";
 import type { Receipt } from "../domain.ts";
 import { findTimes } from "./times.ts";
+import type { CountedList, Evidence, EvidenceText } from "./types.ts";
 import { allStems, tokenize } from "./words.ts";
-
-/** A list some receipt returned, for checking counts like "two overdue tasks". */
-export interface CountedList {
-  family: "tasks" | "events" | "headlines" | "projects" | "notes" | null;
-  length: number;
-  /** Words describing the list: its tool's arguments and the scalar fields beside it ("overdue", "today"). */
-  context: Set<string>;
-}
-
-/** A string of a receipt result (or all the strings of one object, joined), ready for item matching. */
-export interface EvidenceText {
-  /** Lower-case words separated by single spaces. */
-  words: string;
-  stems: Set<string>;
-}
-
-/** Everything this run's receipts establish, in the forms the claims are compared in. */
-export interface Evidence {
-  /** Local wall-clock times "HH:MM" in the user's zone. */
-  times: Set<string>;
-  /** Local dates "YYYY-MM-DD". */
-  dates: Set<string>;
-  numbers: number[];
-  /** Numbers under count-like keys ("overdueCount", "total", "completed"). */
-  namedCounts: number[];
-  lists: CountedList[];
-  texts: EvidenceText[];
-  /** True when the phrase appears word for word (case-insensitive) in some result string. */
-  mentions(phrase: string): boolean;
-}
 
 const MAX_DEPTH = 32;
 const ISO_DATETIME =

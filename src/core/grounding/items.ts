@@ -1,6 +1,5 @@
-import type { Evidence } from "./evidence.ts";
 import type { Mask } from "./mask.ts";
-import type { FoundClaim } from "./types.ts";
+import type { Evidence, FoundClaim } from "./types.ts";
 import { contentWords, isCalendarWord, isGeneric, isStopword, stemsMatch } from "./words.ts";
 
 /** Share of a claim's content words one receipt string must hold for a quoted or cued name to be backed. */

@@ -1,6 +1,5 @@
-import type { CountedList, Evidence } from "./evidence.ts";
 import type { Mask } from "./mask.ts";
-import type { FoundClaim } from "./types.ts";
+import type { CountedList, Evidence, FoundClaim } from "./types.ts";
 import { isStopword, NUMBER_WORD_PATTERN, numberWordValue } from "./words.ts";
 
 // A number standing on its own: not part of "Q2", "3rd", "BA123" or "16.1.2".

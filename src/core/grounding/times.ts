@@ -1,6 +1,5 @@
-import type { Evidence } from "./evidence.ts";
 import type { Mask } from "./mask.ts";
-import type { FoundClaim } from "./types.ts";
+import type { Evidence, FoundClaim } from "./types.ts";
 import { CLOCK_WORD_PATTERN, clockHour } from "./words.ts";
 
 /** A clock time written in text; `readings` are the "HH:MM" values it may mean, the first one normalized. */

@@ -10,6 +10,7 @@
  */
 import ICAL from "ical.js";
 import { IANAZone } from "luxon";
+import { errorMessage } from "../../core/errors.ts";
 import { storableSnippet, storableText } from "../storable-text.ts";
 import { CalendarParseError } from "./calendar-parse-error.ts";
 import {
@@ -22,7 +23,13 @@ import {
   type ZoneResolver,
 } from "./event-zone.ts";
 import { prepareIcsText, splitEvents, summaryOf } from "./ics-text.ts";
-import { type NominalDuration, type ParsedEvent, readEvent, type TimeValue } from "./read-event.ts";
+import {
+  FREQUENCY_SECONDS,
+  type NominalDuration,
+  type ParsedEvent,
+  readEvent,
+  type TimeValue,
+} from "./read-event.ts";
 import {
   BudgetCut,
   DEFAULT_RECURRENCE_LIMITS,
@@ -176,16 +183,6 @@ interface EventGroup {
   masters: ParsedEvent[];
   overrides: ParsedEvent[];
 }
-
-const FREQUENCY_SECONDS: Record<string, number> = {
-  SECONDLY: 1,
-  MINUTELY: 60,
-  HOURLY: 3_600,
-  DAILY: 86_400,
-  WEEKLY: 604_800,
-  MONTHLY: 2_629_746,
-  YEARLY: 31_556_952,
-};
 
 /**
  * Single events first, then series by roughly how many steps they need to reach the window's end, so
@@ -695,8 +692,4 @@ function daysBetween(start: WallClock, end: WallClock): number {
 function eventLabel(vevent: ICAL.Component): string {
   const summary = vevent.getFirstPropertyValue("summary");
   return typeof summary === "string" && summary.trim() !== "" ? summary.trim().slice(0, 80) : "(no title)";
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -45,14 +45,15 @@ const MAX_TITLE = 500;
 const MAX_UID = 255;
 /** One interval longer than this cannot put a second occurrence anywhere near now; ical.js would loop for each day of it. */
 const MAX_INTERVAL_SECONDS = 100 * 366 * 86_400;
-const FREQUENCY_SECONDS: Record<string, number> = {
+/** One step of each RRULE frequency, in seconds; months and years at their mean length. */
+export const FREQUENCY_SECONDS: Readonly<Record<string, number>> = {
   SECONDLY: 1,
   MINUTELY: 60,
   HOURLY: 3_600,
   DAILY: 86_400,
   WEEKLY: 604_800,
-  MONTHLY: 31 * 86_400,
-  YEARLY: 366 * 86_400,
+  MONTHLY: 2_629_746,
+  YEARLY: 31_556_952,
 };
 
 /** Throws a plain Error with a readable message when the event is unusable. */

@@ -17,6 +17,7 @@ import {
 import { replaceCalendarEvents } from "../../../db/queries/events.ts";
 import { findUserByName } from "../../../db/queries/users.ts";
 import type { Clock } from "../../core/clock.ts";
+import { errorMessage } from "../../core/errors.ts";
 import { DEFAULT_MAX_BYTES, type FetchFunction } from "../http-cache-fetch.ts";
 import type { NetworkPolicy } from "../network/address-policy.ts";
 import { storableSnippet, storableText } from "../storable-text.ts";
@@ -121,7 +122,7 @@ async function syncLoadedCalendar(
     return { ...base, status: "updated", eventCount: expanded.instances.length, warnings: expanded.warnings };
   } catch (error) {
     // Messages quote the offending input; PostgreSQL must be able to store them.
-    const message = storableSnippet(error instanceof Error ? error.message : String(error), 1000);
+    const message = storableSnippet(errorMessage(error), 1000);
     await recordCalendarFailure(db, calendar.id, now, message);
     // A stored body that no longer expands would fail the same way after every 304.
     if (expandingStoredBody) await dropCalendarBody(db, calendar.id);
@@ -158,7 +159,7 @@ export async function syncAllCalendars(db: Database, options: SyncAllOptions): P
         status: "failed",
         eventCount: calendar.eventCount,
         warnings: [],
-        error: error instanceof Error ? error.message : String(error),
+        error: errorMessage(error),
       };
     }
     results.push(result);

@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { parseFeed } from "feedsmith";
+import { errorMessage } from "../../core/errors.ts";
 import { looksBinary, storableText } from "../storable-text.ts";
 import { parseFeedDate } from "./parse-date.ts";
 import {
@@ -111,12 +112,11 @@ function doctypeEnd(document: string, start: number): number {
 }
 
 function describeParseFailure(document: string, error: unknown): string {
-  const reason = error instanceof Error ? error.message : String(error);
-  const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
+  const reason = errorMessage(error);
   const looksLikeHtml = /^(<!--[\s\S]*?-->\s*)*<html[\s>]/i.test(document.slice(0, 2000));
   if (looksLikeHtml) return "the address returned an HTML page, not a feed";
   if (/unrecognized/i.test(reason)) return "not a recognised feed (expected RSS, Atom, RDF or JSON Feed)";
-  return `malformed feed (${reason}${cause})`;
+  return `malformed feed (${errorMessage(error, { cause: true })})`;
 }
 
 type AnyParsedFeed = ReturnType<typeof parseFeed>;

@@ -8,6 +8,7 @@ import {
 import { findConversation } from "../../../db/queries/conversations.ts";
 import { createTask } from "../../../db/queries/tasks.ts";
 import { findUserByIdentity, updateUser } from "../../../db/queries/users.ts";
+import { createPlatformState } from "../../../db/stores/index.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
 import { createSourceRefresher } from "../../../src/sources/refresh-sources.ts";
 import {
@@ -121,9 +122,16 @@ describeEachDatabase("slack app", (getDb) => {
     expect(parent.text).toContain("Renew passport");
     // The DM channel is now known for scheduled deliveries, and the thread is tied to the run.
     expect((await findUserByIdentity(db, "slack", slackId))?.identity.chatId).toBe(channel);
-    const conversation = await findConversation(db, "slack", `slack:${channel}:${parent.ts}`);
-    expect(conversation?.runId).toBe(Number(buttonValues(parent)[0]));
-    expect(conversation?.userId).toBe(user.id);
+    const thread = await createPlatformState(db).findMessage(
+      "slack",
+      `slack:${channel}:${parent.ts}`,
+      user.id,
+    );
+    expect(thread).toEqual({
+      userId: user.id,
+      runId: Number(buttonValues(parent)[0]),
+      threadKey: `slack:${channel}:${parent.ts}`,
+    });
   });
 
   it("says 'refreshing weather…' through the response_url while a stale forecast is fetched first", async () => {

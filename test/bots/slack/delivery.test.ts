@@ -1,11 +1,11 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ACTION_RECEIPTS } from "../../../bots/slack/format.ts";
-import { findConversation } from "../../../db/queries/conversations.ts";
 import { claimEvent } from "../../../db/queries/processed-events.ts";
 import { createRun } from "../../../db/queries/runs.ts";
 import { findUserByIdentity } from "../../../db/queries/users.ts";
-import { deliveries } from "../../../db/schema/index.ts";
+import { deliveries, type Identity } from "../../../db/schema/index.ts";
+import { createPlatformState } from "../../../db/stores/index.ts";
 import type { BriefingMessage } from "../../../src/core/assistant.ts";
 import { DeliveryError } from "../../../src/core/assistant.ts";
 import type { DeliveryOutcome } from "../../../src/delivery/hooks.ts";
@@ -16,7 +16,7 @@ import { describeEachDatabase } from "../../helpers/database.ts";
 import { markGenerated } from "../../helpers/runs.ts";
 import type { OllamaTestServer } from "../../servers/ollama-server.ts";
 import { type SlackServer, startSlackServer } from "../../servers/slack-server.ts";
-import { linkedSlackUser, type RunningSlackApp, SIGNING_SECRET, startApp } from "./harness.ts";
+import { deliverNow, linkedSlackUser, type RunningSlackApp, SIGNING_SECRET, startApp } from "./harness.ts";
 
 describeEachDatabase("slack sender", (getDb) => {
   let ollama: OllamaTestServer;
@@ -34,9 +34,9 @@ describeEachDatabase("slack sender", (getDb) => {
     await ollama?.close();
   });
 
-  async function briefing(): Promise<{ message: BriefingMessage; slackId: string }> {
+  async function briefing(): Promise<{ message: BriefingMessage; slackId: string; identity: Identity }> {
     const db = getDb();
-    const { user, slackId } = await linkedSlackUser(db);
+    const { user, slackId, identity } = await linkedSlackUser(db);
     const run = await createRun(db, {
       userId: user.id,
       slot: "morning",
@@ -46,6 +46,7 @@ describeEachDatabase("slack sender", (getDb) => {
     });
     return {
       slackId,
+      identity,
       message: {
         runId: run.id,
         userId: user.id,
@@ -61,12 +62,14 @@ describeEachDatabase("slack sender", (getDb) => {
 
   it("delivers to a user id by opening the DM, returns the parent ts and maps the thread to the run", async () => {
     const db = getDb();
-    const { message, slackId } = await briefing();
-    const receipt = await running.slackApp.sender.deliver(slackId, message);
+    const { message, slackId, identity } = await briefing();
+    const receipt = await deliverNow(running, identity, message);
     const channel = slack.dmChannelOf(slackId);
-    const thread = slack.thread(channel, receipt.platformMessageId);
+    expect(receipt?.target).toBe(channel);
+    const ts = receipt?.platformMessageId ?? "";
+    const thread = slack.thread(channel, ts);
     const [parent, ...replies] = thread;
-    expect(parent?.ts).toBe(receipt.platformMessageId);
+    expect(parent?.ts).toBe(ts);
     const types = parent?.blocks.map((block) => block.type) ?? [];
     expect(types.slice(-2)).toEqual(["context", "actions"]);
     expect(types.filter((type) => type === "section").length).toBeGreaterThan(3);
@@ -78,43 +81,54 @@ describeEachDatabase("slack sender", (getDb) => {
     expect(JSON.stringify(parent?.blocks)).toContain("Rain &lt;later&gt; &amp; wind.");
     expect(replies).toEqual([]);
     expect((await findUserByIdentity(db, "slack", slackId))?.identity.chatId).toBe(channel);
-    const conversation = await findConversation(db, "slack", `slack:${channel}:${receipt.platformMessageId}`);
-    expect(conversation?.runId).toBe(message.runId);
+    const link = await createPlatformState(db).findMessage("slack", `slack:${channel}:${ts}`, message.userId);
+    expect(link?.runId).toBe(message.runId);
+  });
+
+  it("posts every briefing to the configured channel instead of the DM, opening none", async () => {
+    const { message, identity } = await briefing();
+    const channelled = await startApp(getDb(), slack, ollama, { channel: "C0BRIEFS" });
+    try {
+      const opened = slack.callsTo("conversations.open").length;
+      const receipt = await deliverNow(channelled, identity, message);
+      expect(receipt?.target).toBe("C0BRIEFS");
+      expect(slack.thread("C0BRIEFS", receipt?.platformMessageId ?? "")).toHaveLength(1);
+      expect(slack.callsTo("conversations.open")).toHaveLength(opened);
+    } finally {
+      await channelled.close();
+    }
   });
 
   it("maps a gone channel to a permanent error and an unknown failure to a transient one", async () => {
-    const { message } = await briefing();
+    const { message, identity } = await briefing();
+    // The user's DM, as the identity knows it, is a channel that is gone.
+    const gone = { ...identity, chatId: "C0GONE" };
     for (const error of ["channel_not_found", "is_archived", "not_in_channel", "account_inactive"]) {
       slack.failChannel("C0GONE", error);
-      const failure = await running.slackApp.sender
-        .deliver("C0GONE", message)
-        .catch((caught: unknown) => caught);
+      const failure = await deliverNow(running, gone, message).catch((caught: unknown) => caught);
       expect(failure).toBeInstanceOf(DeliveryError);
       expect((failure as DeliveryError).permanent).toBe(true);
       expect((failure as DeliveryError).message).toContain(error);
     }
     slack.failChannel("C0GONE", undefined);
     slack.failNext("chat.postMessage", "internal_error");
-    const transient = await running.slackApp.sender
-      .deliver("C0GONE", message)
-      .catch((caught: unknown) => caught);
+    const transient = await deliverNow(running, gone, message).catch((caught: unknown) => caught);
     expect(transient).toBeInstanceOf(DeliveryError);
     expect((transient as DeliveryError).permanent).toBe(false);
   });
 
   it("hands a ratelimited 429 back with retryAfterMs instead of waiting", async () => {
-    const { message } = await briefing();
+    const { message, identity } = await briefing();
+    const team = { ...identity, chatId: "C0TEAM" };
     slack.rateLimit("chat.postMessage", { times: 1, retryAfterSec: 1, channel: "C0TEAM" });
-    const failure = await running.slackApp.sender
-      .deliver("C0TEAM", message)
-      .catch((caught: unknown) => caught);
+    const failure = await deliverNow(running, team, message).catch((caught: unknown) => caught);
     expect(failure).toBeInstanceOf(DeliveryError);
     expect((failure as DeliveryError).permanent).toBe(false);
     expect((failure as DeliveryError).retryAfterMs).toBe(1000);
     // The outbox retries once the wait is over.
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const retried = await running.slackApp.sender.deliver("C0TEAM", message);
-    expect(slack.thread("C0TEAM", retried.platformMessageId)).toHaveLength(1);
+    const retried = await deliverNow(running, team, message);
+    expect(slack.thread("C0TEAM", retried?.platformMessageId ?? "")).toHaveLength(1);
     expect(slack.callsBeforeRetryAfter()).toEqual([]);
   });
 
@@ -220,6 +234,8 @@ describeEachDatabase("slack sender: send outcomes and rate limits", (getDb) => {
 
   it("sends nothing to a ratelimited method and channel before Retry-After has elapsed, from any client", async () => {
     const channel = "C0RUSH";
+    const { identity } = await linkedSlackUser(getDb());
+    const rush = { ...identity, chatId: channel };
     slack.rateLimit("chat.postMessage", { times: 1, retryAfterSec: 1, channel });
     const message = {
       runId: 0,
@@ -231,15 +247,15 @@ describeEachDatabase("slack sender: send outcomes and rate limits", (getDb) => {
       statusRow: "",
       mode: "agentic" as const,
     };
-    const failure = await running.slackApp.sender.deliver(channel, message).catch((error: unknown) => error);
+    const failure = await deliverNow(running, rush, message).catch((error: unknown) => error);
     expect(failure).toMatchObject({ name: "DeliveryError", retryAfterMs: 1000 });
     // A chat reply (Bolt's own client) and the outbox's retry both wait for the gate.
     const [reply, retried] = await Promise.all([
       running.slackApp.app.client.chat.postMessage({ channel, text: "a reply in the meantime" }),
-      running.slackApp.sender.deliver(channel, message),
+      deliverNow(running, rush, message),
     ]);
     expect(reply.ok).toBe(true);
-    expect(retried.platformMessageId).toMatch(/^\d+\.\d{6}$/);
+    expect(retried?.platformMessageId).toMatch(/^\d+\.\d{6}$/);
 
     const calls = slack.callsTo("chat.postMessage").filter((call) => call.args.channel === channel);
     const limited = calls.find((call) => call.status === 429);

@@ -4,7 +4,6 @@
  */
 
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import {
   createSlackApp,
   SLACK_EVENTS_PATH,
@@ -13,12 +12,14 @@ import {
 } from "../../../bots/slack/index.ts";
 import type { Database } from "../../../db/client.ts";
 import { linkIdentity } from "../../../db/queries/users.ts";
-import type { User } from "../../../db/schema/index.ts";
-import type { Assistant } from "../../../src/core/assistant.ts";
+import type { Identity, User } from "../../../db/schema/index.ts";
+import { createPlatformState } from "../../../db/stores/index.ts";
+import type { Assistant, BriefingMessage, DeliveryReceipt } from "../../../src/core/assistant.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
 import type { Sources } from "../../../src/core/ports.ts";
 import { LONDON, modelClientFor, START, testCore } from "../../core/fixture.ts";
 import { createTestUser } from "../../helpers/database.ts";
+import { listen } from "../../servers/http.ts";
 import type { OllamaTestServer } from "../../servers/ollama-server.ts";
 import type { SlackServer } from "../../servers/slack-server.ts";
 
@@ -32,11 +33,13 @@ export function nextSlackUserId(): string {
   return `U${String(slackIds).padStart(8, "0")}`;
 }
 
-export async function linkedSlackUser(db: Database): Promise<{ user: User; slackId: string }> {
+export async function linkedSlackUser(
+  db: Database,
+): Promise<{ user: User; slackId: string; identity: Identity }> {
   const user = await createTestUser(db, LONDON);
   const slackId = nextSlackUserId();
-  await linkIdentity(db, user.id, { platform: "slack", externalUserId: slackId });
-  return { user, slackId };
+  const identity = await linkIdentity(db, user.id, { platform: "slack", externalUserId: slackId });
+  return { user, slackId, identity };
 }
 
 export interface RunningSlackApp {
@@ -58,6 +61,8 @@ export async function startApp(
     /** `Sources.refresh` for briefings (default none: they read what is cached). */
     refresh?: Sources["refresh"];
     transports?: SlackTransports;
+    /** SLACK_CHANNEL: scheduled briefings go here instead of each user's DM. */
+    channel?: string;
   } = {},
 ): Promise<RunningSlackApp> {
   const clock = options.clock ?? fixedClock(START);
@@ -68,10 +73,10 @@ export async function startApp(
       signingSecret: SIGNING_SECRET,
       appToken: options.appToken,
       apiUrl: slack.apiUrl,
-      channel: undefined,
+      channel: options.channel,
     },
-    db,
     assistant,
+    platformState: createPlatformState(db),
     clock,
     retryConfig: { retries: 2, minTimeout: 10, maxTimeout: 50 },
     ...(options.transports ? { transports: options.transports } : {}),
@@ -84,17 +89,15 @@ export async function startApp(
     response.writeHead(404);
     response.end();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const listening = await listen(server);
   return {
     slackApp,
     assistant,
     clock,
-    url: `http://127.0.0.1:${port}${SLACK_EVENTS_PATH}`,
+    url: `${listening.url}${SLACK_EVENTS_PATH}`,
     async close() {
       await slackApp.stop();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await listening.close();
     },
   };
 }
@@ -125,4 +128,13 @@ export function directMessage(slackId: string, text: string, threadTs?: string):
     ts: nextUserTs(),
     ...(threadTs ? { thread_ts: threadTs } : {}),
   };
+}
+
+/** What the outbox does with the app's sender, minus the bookkeeping: posts at once, claiming nothing. */
+export function deliverNow(
+  running: RunningSlackApp,
+  recipient: Identity,
+  message: BriefingMessage,
+): Promise<DeliveryReceipt | undefined> {
+  return running.slackApp.sender.deliver({ recipient, message, begin: async () => true });
 }

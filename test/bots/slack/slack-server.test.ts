@@ -1,11 +1,12 @@
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { verifySlackRequest } from "@slack/bolt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Listening, listen } from "../../servers/http.ts";
 import { type SlackServer, startSlackServer } from "../../servers/slack-server.ts";
 
 describe("slack test server", () => {
   let slack: SlackServer;
+  let listening: Listening;
   const received: Array<{ headers: Record<string, string>; body: string }> = [];
   const app = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -21,13 +22,12 @@ describe("slack test server", () => {
 
   beforeAll(async () => {
     slack = await startSlackServer({ signingSecret: "secret" });
-    await new Promise<void>((resolve) => app.listen(0, "127.0.0.1", resolve));
-    slack.setAppUrl(`http://127.0.0.1:${(app.address() as AddressInfo).port}/slack/events`);
+    listening = await listen(app);
+    slack.setAppUrl(`${listening.url}/slack/events`);
   });
   afterAll(async () => {
     await slack.close();
-    app.closeAllConnections();
-    app.close();
+    await listening.close();
   });
 
   const api = (method: string, body: string, headers: Record<string, string>) =>

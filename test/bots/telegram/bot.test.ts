@@ -1,4 +1,4 @@
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { Database } from "../../../db/client.ts";
 import { createTask, getTask } from "../../../db/queries/tasks.ts";
 import { findUserByIdentity, updateUser } from "../../../db/queries/users.ts";
@@ -7,14 +7,14 @@ import { createSourceRefresher } from "../../../src/sources/refresh-sources.ts";
 import { describeEachDatabase } from "../../helpers/database.ts";
 import { startOpenMeteoServer } from "../../servers/open-meteo-server.ts";
 import type { BotPost, TestUser } from "../../servers/telegram-server.ts";
-import { type Harness, linkedUser, MODEL, nextTelegramId, startHarness } from "./harness.ts";
-
-let harness: Harness | undefined;
-
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+import {
+  expectPerChatOrder,
+  type Harness,
+  linkedUser,
+  MODEL,
+  nextTelegramId,
+  telegramSuite,
+} from "./harness.ts";
 
 const HOSTILE_TITLES = ["<b>", "a & b"];
 
@@ -61,14 +61,11 @@ async function askForConfirmation(h: Harness, account: TestUser, text: string): 
 }
 
 describeEachDatabase("telegram bot", (getDb) => {
+  const suite = telegramSuite(getDb);
   it("gives a linked user's /brief a briefing with the status row and Receipts button, titles intact", async () => {
-    const db = getDb();
-    const { user, account } = await linkedUser(db);
+    const { db, h, user, account } = await suite.withUser();
     await seedHostileTasks(db, user.id);
-    harness = await startHarness(db);
-    const h = harness;
     scriptBriefing(h);
-    h.telegram.addChat(account);
     const post = await brief(h, account.id);
     expect(post.parseMode).toBe("HTML");
     expect(post.text).toContain('"<b>" and "a & b"');
@@ -91,11 +88,9 @@ describeEachDatabase("telegram bot", (getDb) => {
 
   it("shows 'refreshing weather…' in the live message while a stale forecast is fetched before the briefing", async () => {
     const db = getDb();
-    const { user, account } = await linkedUser(db);
-    await updateUser(db, user.id, { latitude: 38.72, longitude: -9.13, locationName: "Lisbon, Portugal" });
     const meteo = await startOpenMeteoServer({ firstDay: "2025-06-02" });
     try {
-      harness = await startHarness(db, {
+      const { h, user, account } = await suite.withUser({
         refresh: createSourceRefresher({
           db,
           fetch,
@@ -104,7 +99,7 @@ describeEachDatabase("telegram bot", (getDb) => {
           maxAgeMinutes: { calendar: 15, feeds: 30, weather: 30 },
         }),
       });
-      const h = harness;
+      await updateUser(db, user.id, { latitude: 38.72, longitude: -9.13, locationName: "Lisbon, Portugal" });
       h.ollama.setModel(MODEL, { reply: () => ({ content: "Partly cloudy in Lisbon, 12 to 21 degrees." }) });
       const post = await brief(h, account.id);
       const progress = h.telegram
@@ -122,11 +117,7 @@ describeEachDatabase("telegram bot", (getDb) => {
   });
 
   it("answers /brief with an unknown slot in one short message, whatever was typed, without the model", async () => {
-    const db = getDb();
-    const { account } = await linkedUser(db);
-    harness = await startHarness(db);
-    const h = harness;
-    h.telegram.addChat(account);
+    const { h, account } = await suite.withUser();
     h.telegram.sendUserMessage(account.id, `/brief ${"x".repeat(4090)}`);
     const post = await h.telegram.waitFor(() => h.telegram.chat(account.id).botMessages()[0], 30_000);
     expect(post.text).toBe(
@@ -136,11 +127,8 @@ describeEachDatabase("telegram bot", (getDb) => {
   });
 
   it("shows receipts when the button is pressed, as a reply, HTML-escaped", async () => {
-    const db = getDb();
-    const { user, account } = await linkedUser(db);
+    const { db, h, user, account } = await suite.withUser();
     await seedHostileTasks(db, user.id);
-    harness = await startHarness(db);
-    const h = harness;
     scriptBriefing(h);
     const post = await brief(h, account.id);
     const data = post.replyMarkup?.inline_keyboard[0]?.[0]?.callback_data ?? "";
@@ -159,11 +147,8 @@ describeEachDatabase("telegram bot", (getDb) => {
   });
 
   it("answers a reply to the briefing in its chain, from that run's receipts", async () => {
-    const db = getDb();
-    const { user, account } = await linkedUser(db);
+    const { db, h, user, account } = await suite.withUser();
     await seedHostileTasks(db, user.id);
-    harness = await startHarness(db);
-    const h = harness;
     scriptBriefing(h);
     const post = await brief(h, account.id);
     const before = h.ollama.chatRequests().length;
@@ -204,11 +189,8 @@ describeEachDatabase("telegram bot", (getDb) => {
   });
 
   it("shows /receipts of the latest briefing", async () => {
-    const db = getDb();
-    const { user, account } = await linkedUser(db);
+    const { db, h, user, account } = await suite.withUser();
     await seedHostileTasks(db, user.id);
-    harness = await startHarness(db);
-    const h = harness;
     scriptBriefing(h);
     await brief(h, account.id);
     const { message } = h.telegram.sendUserMessage(account.id, "/receipts");
@@ -223,9 +205,7 @@ describeEachDatabase("telegram bot", (getDb) => {
   });
 
   it("refuses a stranger once, shows their id, and never calls the model", async () => {
-    const db = getDb();
-    harness = await startHarness(db);
-    const h = harness;
+    const h = await suite.start();
     const strangerId = nextTelegramId();
     h.telegram.sendUserMessage(strangerId, "/brief");
     const second = h.telegram.sendUserMessage(strangerId, "what are my tasks?");
@@ -239,10 +219,7 @@ describeEachDatabase("telegram bot", (getDb) => {
   });
 
   it("explains itself on /start and registers its commands", async () => {
-    const db = getDb();
-    const { account } = await linkedUser(db);
-    harness = await startHarness(db);
-    const h = harness;
+    const { h, account } = await suite.withUser();
     h.telegram.sendUserMessage(account, "/start");
     const help = await h.telegram.waitFor(() => h.telegram.chat(account.id).botMessages()[0]);
     expect(help.text).toContain("/brief");
@@ -255,12 +232,9 @@ describeEachDatabase("telegram bot", (getDb) => {
   });
 
   it("holds a destructive call for Confirm, lets only its owner press it, then runs it", async () => {
-    const db = getDb();
-    const { user, account } = await linkedUser(db);
+    const { db, h, user, account } = await suite.withUser();
     const other = await linkedUser(db, "Bob");
     const task = await createTask(db, { userId: user.id, title: "Renew <passport>" });
-    harness = await startHarness(db);
-    const h = harness;
     h.ollama.script(MODEL, [
       { toolCalls: [{ name: "delete_task", arguments: { id: task.id } }] },
       { content: "I'll delete it once you confirm." },
@@ -313,11 +287,8 @@ describeEachDatabase("telegram bot", (getDb) => {
   });
 
   it("says so when a confirmation has expired", async () => {
-    const db = getDb();
-    const { user, account } = await linkedUser(db);
+    const { db, h, user, account } = await suite.withUser();
     const task = await createTask(db, { userId: user.id, title: "Old thing" });
-    harness = await startHarness(db);
-    const h = harness;
     h.ollama.script(MODEL, [
       { toolCalls: [{ name: "delete_task", arguments: { id: task.id } }] },
       { content: "Confirm to delete it." },
@@ -337,11 +308,13 @@ describeEachDatabase("telegram bot", (getDb) => {
     expect(await getTask(db, user.id, task.id)).toBeDefined();
   });
 
+  it("handles one chat's messages in order while other chats are answered meanwhile", async () => {
+    const { db, h, account } = await suite.withUser();
+    await expectPerChatOrder(db, h, account);
+  });
+
   it("keeps working after an update fails", async () => {
-    const db = getDb();
-    const { account } = await linkedUser(db);
-    harness = await startHarness(db);
-    const h = harness;
+    const { h, account } = await suite.withUser();
     h.telegram.failNext({
       method: "sendMessage",
       status: 400,
@@ -357,10 +330,7 @@ describeEachDatabase("telegram bot", (getDb) => {
   });
 
   it("retries a 5xx with backoff instead of losing the answer", async () => {
-    const db = getDb();
-    const { account } = await linkedUser(db);
-    harness = await startHarness(db);
-    const h = harness;
+    const { h, account } = await suite.withUser();
     h.telegram.failNext({ method: "sendMessage", status: 502, description: "Bad Gateway" });
     h.telegram.sendUserMessage(account, "/help");
     const help = await h.telegram.waitFor(() => h.telegram.chat(account.id).botMessages()[0], 20_000);

@@ -3,8 +3,8 @@ import { afterEach, expect, it } from "vitest";
 import { findRunThread } from "../../../bots/telegram/thread-map.ts";
 import type { Database } from "../../../db/client.ts";
 import { createRun } from "../../../db/queries/runs.ts";
-import { linkIdentity } from "../../../db/queries/users.ts";
 import { deliveries } from "../../../db/schema/index.ts";
+import { createPlatformState } from "../../../db/stores/index.ts";
 import { type BriefingMessage, DeliveryError } from "../../../src/core/assistant.ts";
 import type { DeliveryOutcome } from "../../../src/delivery/hooks.ts";
 import {
@@ -12,29 +12,9 @@ import {
   type PlatformTransports,
 } from "../../../src/delivery/platform-transports.ts";
 import { createDeliveryWorker } from "../../../src/delivery/worker.ts";
-import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
+import { describeEachDatabase } from "../../helpers/database.ts";
 import { markGenerated } from "../../helpers/runs.ts";
-import { type Harness, linkedUser, nextTelegramId, startHarness } from "./harness.ts";
-
-let harness: Harness | undefined;
-let transports: PlatformTransports | undefined;
-
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-  transports?.close();
-  transports = undefined;
-});
-
-/** The bot as the app wires it: both API clients through the token's flood gate and send transports. */
-async function startGatedHarness(db: Database): Promise<{ h: Harness; gate: PlatformTransports["gate"] }> {
-  transports = createTelegramTransports();
-  harness = await startHarness(db, {
-    start: false,
-    bot: { transports, retry: { maxAttempts: 3, maxDelaySeconds: 5 } },
-  });
-  return { h: harness, gate: transports.gate };
-}
+import { deliverNow, type Harness, linkedUser, telegramSuite } from "./harness.ts";
 
 async function until(probe: () => boolean, what: string): Promise<void> {
   for (let tick = 0; tick < 2000; tick += 1) {
@@ -76,23 +56,30 @@ function longProse(): string {
 const normalize = (value: string) => value.replace(/\s+/g, " ").trim();
 
 describeEachDatabase("telegram delivery", (getDb) => {
+  const suite = telegramSuite(getDb, { start: false });
+
+  /** A linked user with a stored run of `prose` to deliver, and the bot's sender not started. */
+  async function setUp(prose: string) {
+    const setup = await suite.withUser();
+    return { ...setup, message: await briefingFor(setup.db, setup.user.id, prose) };
+  }
+
   it("delivers a 5,000-character briefing whole in two messages, mapped to its run for replies", async () => {
-    const db = getDb();
-    const { user, account } = await linkedUser(db);
-    harness = await startHarness(db, { start: false });
-    const h = harness;
-    h.telegram.addChat(account);
-    const message = await briefingFor(db, user.id, longProse());
-    const receipt = await h.app.sender.deliver(String(account.id), message);
+    const { db, h, user, account, identity, message } = await setUp(longProse());
+    const receipt = await deliverNow(h, identity, message);
     const posts = h.telegram.chat(account.id).botMessages();
     expect(posts).toHaveLength(2);
-    expect(receipt.platformMessageId).toBe(String(posts[0]?.messageId));
+    expect(receipt).toEqual({ platformMessageId: String(posts[0]?.messageId), target: String(account.id) });
     const received = normalize(posts.map((post) => post.text).join("\n\n"));
     expect(received).toBe(normalize(`${message.prose}\n\n${message.statusRow}`));
     expect(posts[1]?.replyMarkup?.inline_keyboard[0]?.[0]?.callback_data).toBe(`r:${message.runId}`);
     for (const post of posts) {
       expect(
-        await findRunThread(db, { userId: user.id, chatId: account.id, messageId: post.messageId }),
+        await findRunThread(createPlatformState(db), {
+          userId: user.id,
+          chatId: account.id,
+          messageId: post.messageId,
+        }),
       ).toEqual({
         runId: message.runId,
         threadKey: `telegram:${account.id}:${posts[0]?.messageId}`,
@@ -101,45 +88,30 @@ describeEachDatabase("telegram delivery", (getDb) => {
   });
 
   it("delivers HTML-hostile text intact", async () => {
-    const db = getDb();
-    const { user, account } = await linkedUser(db);
-    harness = await startHarness(db, { start: false });
-    const h = harness;
-    h.telegram.addChat(account);
-    const message = await briefingFor(db, user.id, "Due today: <b>, a & b, and x < y > z.");
-    await h.app.sender.deliver(String(account.id), message);
+    const { h, account, identity, message } = await setUp("Due today: <b>, a & b, and x < y > z.");
+    await deliverNow(h, identity, message);
     const [post] = h.telegram.chat(account.id).botMessages();
     expect(post?.parseMode).toBe("HTML");
     expect(post?.text).toBe("Due today: <b>, a & b, and x < y > z.\n\n✓ looked at tasks");
   });
 
   it("resends as plain text when Telegram cannot parse the entities", async () => {
-    const db = getDb();
-    const { user, account } = await linkedUser(db);
-    harness = await startHarness(db, { start: false });
-    const h = harness;
-    h.telegram.addChat(account);
+    const { h, account, identity, message } = await setUp("Nothing lost <here>.");
     h.telegram.failNext({
       method: "sendMessage",
       status: 400,
       description: 'Bad Request: can\'t parse entities: Unsupported start tag "x" at byte offset 3',
     });
-    const message = await briefingFor(db, user.id, "Nothing lost <here>.");
-    await h.app.sender.deliver(String(account.id), message);
+    await deliverNow(h, identity, message);
     const [post] = h.telegram.chat(account.id).botMessages();
     expect(post?.parseMode).toBeUndefined();
     expect(post?.text).toBe("Nothing lost <here>.\n\n✓ looked at tasks");
   });
 
   it("waits out a 429 and loses nothing", async () => {
-    const db = getDb();
-    const { user, account } = await linkedUser(db);
-    harness = await startHarness(db, { start: false });
-    const h = harness;
-    h.telegram.addChat(account);
+    const { h, account, identity, message } = await setUp(longProse());
     h.telegram.setRateLimits({ perChat: { max: 1, windowMs: 1000 }, retryAfterSeconds: 1 });
-    const message = await briefingFor(db, user.id, longProse());
-    await h.app.sender.deliver(String(account.id), message);
+    await deliverNow(h, identity, message);
     expect(h.telegram.callsTo("sendMessage").some((call) => call.status === 429)).toBe(true);
     const posts = h.telegram.chat(account.id).botMessages();
     expect(posts).toHaveLength(2);
@@ -149,14 +121,9 @@ describeEachDatabase("telegram delivery", (getDb) => {
   });
 
   it("reports a blocked user as a permanent failure, tried once", async () => {
-    const db = getDb();
-    const { user, account } = await linkedUser(db);
-    harness = await startHarness(db, { start: false });
-    const h = harness;
-    h.telegram.addChat(account);
+    const { h, account, identity, message } = await setUp("Hello.");
     h.telegram.blockChat(account.id);
-    const message = await briefingFor(db, user.id, "Hello.");
-    const error = await h.app.sender.deliver(String(account.id), message).catch((caught: unknown) => caught);
+    const error = await deliverNow(h, identity, message).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(DeliveryError);
     expect(error).toMatchObject({ permanent: true });
     expect((error as Error).message).toContain("blocked by the user");
@@ -164,19 +131,8 @@ describeEachDatabase("telegram delivery", (getDb) => {
   });
 
   it("is recorded as failed on the outbox when the user blocked the bot, not retried", async () => {
-    const db = getDb();
-    const user = await createTestUser(db);
-    const chatId = nextTelegramId();
-    await linkIdentity(db, user.id, {
-      platform: "telegram",
-      externalUserId: String(chatId),
-      chatId: String(chatId),
-    });
-    harness = await startHarness(db, { start: false });
-    const h = harness;
-    h.telegram.addChat({ id: chatId, first_name: "Blocked" });
-    h.telegram.blockChat(chatId);
-    const message = await briefingFor(db, user.id, "Good morning.");
+    const { db, h, account, message } = await setUp("Good morning.");
+    h.telegram.blockChat(account.id);
     await markGenerated(db, message.runId, message.prose, h.clock.now());
     const worker = createDeliveryWorker({ db, clock: h.clock, senders: [h.app.sender] });
     expect(await worker.enqueueRun(message.runId)).toBe("delivering");
@@ -189,48 +145,69 @@ describeEachDatabase("telegram delivery", (getDb) => {
   });
 
   it("reports a 5xx as transient and resumes without duplicating on the retry", async () => {
-    const db = getDb();
-    const { user, account } = await linkedUser(db);
-    harness = await startHarness(db, { start: false });
-    const h = harness;
-    h.telegram.addChat(account);
-    const message = await briefingFor(db, user.id, longProse());
+    const { h, account, identity, message } = await setUp(longProse());
     // The first part goes out, the second hits a 502.
     h.telegram.failNext({ method: "sendMessage", status: 502, after: 1 });
-    const failed = await h.app.sender.deliver(String(account.id), message).catch((caught: unknown) => caught);
+    const failed = await deliverNow(h, identity, message).catch((caught: unknown) => caught);
     expect(failed).toBeInstanceOf(DeliveryError);
     expect(failed).toMatchObject({ permanent: false });
     expect(h.telegram.chat(account.id).botMessages()).toHaveLength(1);
-    const receipt = await h.app.sender.deliver(String(account.id), message);
+    const receipt = await deliverNow(h, identity, message);
     const posts = h.telegram.chat(account.id).botMessages();
     expect(posts).toHaveLength(2);
-    expect(receipt.platformMessageId).toBe(String(posts[0]?.messageId));
+    expect(receipt?.platformMessageId).toBe(String(posts[0]?.messageId));
     expect(normalize(posts.map((post) => post.text).join("\n\n"))).toBe(
       normalize(`${message.prose}\n\n${message.statusRow}`),
     );
   });
 
   it("reports an unknown chat as permanent", async () => {
-    const db = getDb();
-    const { user } = await linkedUser(db);
-    harness = await startHarness(db, { start: false });
-    const message = await briefingFor(db, user.id, "Hello.");
-    const error = await harness.app.sender.deliver("424242", message).catch((caught: unknown) => caught);
+    const { h, identity, message } = await setUp("Hello.");
+    const error = await deliverNow(h, { ...identity, chatId: "424242" }, message).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toMatchObject({ name: "DeliveryError", permanent: true });
+  });
+
+  it("posts nothing when the outbox's claim goes to another process", async () => {
+    const { h, account, identity, message } = await setUp("Hello.");
+    const receipt = await h.app.sender.deliver({ recipient: identity, message, begin: async () => false });
+    expect(receipt).toBeUndefined();
+    expect(h.telegram.chat(account.id).botMessages()).toHaveLength(0);
   });
 });
 
 describeEachDatabase("telegram delivery: send outcomes and flood limits", (getDb) => {
-  async function generated(db: Database, prose = "Good morning. Nothing on the calendar today.") {
-    const { user, account } = await linkedUser(db);
-    const message = await briefingFor(db, user.id, prose);
-    return { user, account, message };
+  let transports: PlatformTransports | undefined;
+  afterEach(() => {
+    transports?.close();
+    transports = undefined;
+  });
+  const suite = telegramSuite(getDb);
+
+  /** The bot as the app wires it: both API clients through the token's flood gate and send transports. */
+  async function startGated(): Promise<{ h: Harness; gate: PlatformTransports["gate"] }> {
+    transports = createTelegramTransports();
+    const h = await suite.start({
+      start: false,
+      bot: { transports, retry: { maxAttempts: 3, maxDelaySeconds: 5 } },
+    });
+    return { h, gate: transports.gate };
   }
 
-  function workerWithOutcomes(db: Database, h: Harness) {
+  /** A linked user whose chat the server knows, with a generated run of `prose`. */
+  async function generated(h: Harness, prose = "Good morning. Nothing on the calendar today.") {
+    const db = getDb();
+    const linked = await linkedUser(db);
+    h.telegram.addChat(linked.account);
+    const message = await briefingFor(db, linked.user.id, prose);
+    return { ...linked, message };
+  }
+
+  function workerWithOutcomes(h: Harness) {
     const outcomes: DeliveryOutcome[] = [];
     const worker = createDeliveryWorker({
-      db,
+      db: getDb(),
       clock: h.clock,
       senders: [h.app.sender],
       baseBackoffMs: 1000,
@@ -241,11 +218,10 @@ describeEachDatabase("telegram delivery: send outcomes and flood limits", (getDb
 
   it("retries a send whose connection was reset before the request was written, and delivers it once", async () => {
     const db = getDb();
-    const { h } = await startGatedHarness(db);
-    const { account, message } = await generated(db);
-    h.telegram.addChat(account);
+    const { h } = await startGated();
+    const { account, message } = await generated(h);
     await markGenerated(db, message.runId, message.prose, h.clock.now());
-    const { worker, outcomes } = workerWithOutcomes(db, h);
+    const { worker, outcomes } = workerWithOutcomes(h);
     h.telegram.failNext({ method: "sendMessage", network: "reset-before-body" });
 
     expect(await worker.enqueueRun(message.runId)).toBe("delivering");
@@ -267,11 +243,10 @@ describeEachDatabase("telegram delivery: send outcomes and flood limits", (getDb
 
   it("does not re-send a send whose answer was lost after Telegram carried it out, and records it", async () => {
     const db = getDb();
-    const { h } = await startGatedHarness(db);
-    const { account, message } = await generated(db);
-    h.telegram.addChat(account);
+    const { h } = await startGated();
+    const { account, message } = await generated(h);
     await markGenerated(db, message.runId, message.prose, h.clock.now());
-    const { worker, outcomes } = workerWithOutcomes(db, h);
+    const { worker, outcomes } = workerWithOutcomes(h);
     h.telegram.failNext({ method: "sendMessage", network: "drop-response" });
 
     await worker.enqueueRun(message.runId);
@@ -291,10 +266,8 @@ describeEachDatabase("telegram delivery: send outcomes and flood limits", (getDb
   });
 
   it("sends nothing to any chat before a global 429's retry_after has elapsed", async () => {
-    const db = getDb();
-    const { h, gate } = await startGatedHarness(db);
-    const users = await Promise.all([generated(db), generated(db), generated(db)]);
-    for (const { account } of users) h.telegram.addChat(account);
+    const { h, gate } = await startGated();
+    const users = [await generated(h), await generated(h), await generated(h)];
     const [first, ...others] = users;
     if (!first) throw new Error("no users");
     h.telegram.failNext({
@@ -305,11 +278,11 @@ describeEachDatabase("telegram delivery: send outcomes and flood limits", (getDb
       scope: "global",
     });
 
-    const firstDelivery = h.app.sender.deliver(String(first.account.id), first.message);
+    const firstDelivery = deliverNow(h, first.identity, first.message);
     await until(() => gate.pausedUntilOf("global") !== undefined, "the gate to close");
     await Promise.all([
       firstDelivery,
-      ...others.map(({ account, message }) => h.app.sender.deliver(String(account.id), message)),
+      ...others.map(({ identity, message }) => deliverNow(h, identity, message)),
       // A chat reply goes through the bot's own client: the same token, the same gate.
       h.app.bot.api.sendMessage(first.account.id, "An answer to a question, meanwhile."),
     ]);
@@ -329,16 +302,13 @@ describeEachDatabase("telegram delivery: send outcomes and flood limits", (getDb
   });
 
   it("paces a two-message briefing to the chat's limit instead of earning a 429, other chats unhindered", async () => {
-    const db = getDb();
-    const { h, gate } = await startGatedHarness(db);
-    const busy = await generated(db, longProse());
-    const other = await generated(db);
-    h.telegram.addChat(busy.account);
-    h.telegram.addChat(other.account);
+    const { h, gate } = await startGated();
+    const busy = await generated(h, longProse());
+    const other = await generated(h);
     h.telegram.setRateLimits({ global: { max: 30, windowMs: 1000 }, perChat: { max: 1, windowMs: 1000 } });
-    const firstPiece = h.app.sender.deliver(String(busy.account.id), busy.message);
+    const firstPiece = deliverNow(h, busy.identity, busy.message);
     await until(() => h.telegram.chat(busy.account.id).botMessages().length === 1, "the first piece");
-    await Promise.all([firstPiece, h.app.sender.deliver(String(other.account.id), other.message)]);
+    await Promise.all([firstPiece, deliverNow(h, other.identity, other.message)]);
 
     const sends = h.telegram.callsTo("sendMessage");
     expect(sends.every((call) => call.status === 200)).toBe(true);
@@ -348,5 +318,20 @@ describeEachDatabase("telegram delivery: send outcomes and flood limits", (getDb
     expect((toBusy[1]?.receivedAt ?? 0) - (toBusy[0]?.receivedAt ?? 0)).toBeGreaterThanOrEqual(1000);
     expect(toOther[0]?.receivedAt).toBeLessThan(toBusy[1]?.receivedAt ?? 0);
     expect(gate.stats()).toMatchObject({ pausesByScope: {}, pacedRequests: 1 });
+  });
+
+  it("spaces the outbox's posts to one chat with the transports' pacer, claiming each send only at its turn", async () => {
+    const { h } = await startGated();
+    const { identity, message } = await generated(h);
+    const claimedAt: number[] = [];
+    const begin = async () => {
+      claimedAt.push(performance.now());
+      return true;
+    };
+    await h.app.sender.deliver({ recipient: identity, message, begin });
+    await h.app.sender.deliver({ recipient: identity, message: { ...message, prose: "Again." }, begin });
+    expect(claimedAt).toHaveLength(2);
+    // The pacer holds one chat to one post a second (TELEGRAM_LIMITS), before the claim.
+    expect((claimedAt[1] ?? 0) - (claimedAt[0] ?? 0)).toBeGreaterThanOrEqual(990);
   });
 });

@@ -2,22 +2,19 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterEach, expect, it } from "vitest";
 import { createHttpServer, type HttpServer } from "../../../src/server/http-server.ts";
 import { describeEachDatabase } from "../../helpers/database.ts";
-import { type Harness, linkedUser, startHarness } from "./harness.ts";
+import { expectPerChatOrder, linkedUser, telegramSuite } from "./harness.ts";
 
 const SECRET = "s3cret_Token-1";
 
-let harness: Harness | undefined;
 let http: HttpServer | undefined;
 
 afterEach(async () => {
-  await harness?.close();
   await http?.close();
-  harness = undefined;
   http = undefined;
 });
 
 /** The shared HTTP server with the bot's webhook handler mounted at /telegram/webhook. */
-async function startWebhookBot(getDb: () => Parameters<typeof startHarness>[0]) {
+async function startWebhookBot(suite: ReturnType<typeof telegramSuite>) {
   let handler: ((request: IncomingMessage, response: ServerResponse) => Promise<void>) | undefined;
   http = createHttpServer({
     routes: {
@@ -36,16 +33,17 @@ async function startWebhookBot(getDb: () => Parameters<typeof startHarness>[0]) 
   });
   const port = await http.listen(0, "127.0.0.1");
   const url = `http://127.0.0.1:${port}/telegram/webhook`;
-  harness = await startHarness(getDb(), { start: false, webhookUrl: url, webhookSecret: SECRET });
+  const harness = await suite.start({ start: false, webhookUrl: url, webhookSecret: SECRET });
   handler = harness.app.webhookHandler;
   expect(handler).toBeDefined();
   return { harness, url };
 }
 
 describeEachDatabase("telegram webhook mode", (getDb) => {
+  const suite = telegramSuite(getDb);
   it("registers the webhook with its secret and handles pushed updates", async () => {
     const { account } = await linkedUser(getDb());
-    const { harness: h, url } = await startWebhookBot(getDb);
+    const { harness: h, url } = await startWebhookBot(suite);
     await h.app.start();
     expect(h.telegram.webhook()).toEqual({ url, secretToken: SECRET });
     h.telegram.sendUserMessage(account, "/start");
@@ -53,9 +51,17 @@ describeEachDatabase("telegram webhook mode", (getDb) => {
     expect(help.text).toContain("/brief");
   });
 
+  it("handles one chat's pushed updates in order while other chats are answered meanwhile", async () => {
+    const { account } = await linkedUser(getDb());
+    const { harness: h } = await startWebhookBot(suite);
+    await h.app.start();
+    h.telegram.addChat(account);
+    await expectPerChatOrder(getDb(), h, account);
+  });
+
   it("rejects a wrong or missing secret with 401 and ignores the update", async () => {
     const { account } = await linkedUser(getDb());
-    const { harness: h, url } = await startWebhookBot(getDb);
+    const { harness: h, url } = await startWebhookBot(suite);
     h.telegram.addChat(account);
     const update = {
       update_id: 1,

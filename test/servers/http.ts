@@ -1,0 +1,96 @@
+/**
+ * What every local test server needs from HTTP, written once: reading a request's body, answering JSON,
+ * and listening on an ephemeral port of 127.0.0.1 with a close that does not wait for kept-alive sockets.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** The whole request body as UTF-8 text. */
+export async function readBody(request: IncomingMessage): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const part of request) parts.push(part as Buffer);
+  return Buffer.concat(parts).toString("utf8");
+}
+
+/** A JSON answer; nothing when the response already went (or its socket was dropped on purpose). */
+export function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  if (response.headersSent || response.destroyed) return;
+  response.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
+  response.end(JSON.stringify(body));
+}
+
+/**
+ * A platform's scripted network failures: `reset-before-body` resets the connection once the headers are in,
+ * before the body is read (before `100 Continue` when the client asked for it), so nothing is carried out;
+ * `drop-response` carries the call out (the message is posted), then drops the connection unanswered.
+ */
+export type NetworkFailure = "reset-before-body" | "drop-response";
+
+/** When a platform server's call came, and what its rate limits made of it. */
+export interface CallTiming {
+  /** `performance.now()` when the request's headers arrived (before its body). */
+  receivedAt: number;
+  /** For a 429: the seconds given to wait, the scope it closed and when it was answered. */
+  retryAfter?: number;
+  limitScope?: string;
+  answeredAt?: number;
+  /** Arrived while a 429 this server gave for its scope had not yet elapsed. */
+  beforeRetryAfter?: boolean;
+  /** A scripted network failure instead of (or after) handling the call. */
+  network?: NetworkFailure;
+}
+
+/**
+ * A platform server that honours `Expect: 100-continue` (Node answers it) and can reset a request before its
+ * body: `resetBeforeBody` sees each request once its headers are in, and returns true when it reset it.
+ */
+export function createPlatformServer(handlers: {
+  resetBeforeBody: (request: IncomingMessage, receivedAt: number) => boolean;
+  handle: (request: IncomingMessage, response: ServerResponse, receivedAt: number) => Promise<void>;
+  /** A handler that threw: answer or drop the connection. */
+  onError: (request: IncomingMessage, response: ServerResponse, error: unknown) => void;
+}): Server {
+  const serve = (request: IncomingMessage, response: ServerResponse, continued: boolean) => {
+    const receivedAt = performance.now();
+    if (handlers.resetBeforeBody(request, receivedAt)) return;
+    if (continued) response.writeContinue();
+    handlers.handle(request, response, receivedAt).catch((error: unknown) => {
+      handlers.onError(request, response, error);
+    });
+  };
+  const server = createServer((request, response) => serve(request, response, false));
+  server.on("checkContinue", (request, response) => serve(request, response, true));
+  return server;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export interface Listening {
+  /** `http://<host>:<port>`, no trailing slash. */
+  url: string;
+  port: number;
+  /** Stops listening; open connections (keep-alive, hanging or streaming answers) are cut, not awaited. */
+  close(): Promise<void>;
+}
+
+/** Listens on a free port of `host`. */
+export async function listen(server: Server, host = "127.0.0.1"): Promise<Listening> {
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
