@@ -6,6 +6,7 @@ export type {
   Assistant,
   BriefingMessage,
   BriefingOutcome,
+  ChangeNotice,
   ChatReply,
   ConfirmationOutcome,
   DeliveryReceipt,
@@ -14,6 +15,7 @@ export type {
   ReceiptsView,
   StatusCheck,
   ThreadRef,
+  UndoOffer,
 } from "./assistant.ts";
 export { DeliveryError } from "./assistant.ts";
 export { receiptsView, slotAt } from "./assistant-service.ts";

@@ -56,5 +56,16 @@ function reason(claim: Claim): string {
       return `no list or value of ${claim.normalized}`;
     case "item":
       return "no task, event, project or headline by that name";
+    case "absence":
+      return absenceReason(claim.normalized);
   }
+}
+
+/** "empty:events:today" → why the receipts contradict or do not back it. */
+function absenceReason(normalized: string): string {
+  const [claim, family = "data", scope] = normalized.split(":");
+  const what = scope ? `${family} (${scope.replace(/_/g, " ")})` : family;
+  return claim === "unavailable"
+    ? `a tool result of this run does show ${what}`
+    : `no tool result of this run shows an empty list of ${what}; say what the result lists`;
 }

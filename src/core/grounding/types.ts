@@ -1,7 +1,10 @@
 import type { Evidence } from "./evidence.ts";
 
-/** What a claim asserts: a clock time, a calendar date, a temperature, another number, or a named thing. */
-export type ClaimKind = "time" | "date" | "number" | "temperature" | "item";
+/**
+ * What a claim asserts: a clock time, a calendar date, a temperature, another number, a named thing, or
+ * that some kind of data is empty or unavailable.
+ */
+export type ClaimKind = "time" | "date" | "number" | "temperature" | "item" | "absence";
 
 /** One checkable assertion found in briefing prose. */
 export interface Claim {
@@ -12,7 +15,8 @@ export interface Claim {
   sentenceIndex: number;
   /**
    * Comparable form: "HH:MM" for times, "YYYY-MM-DD" for dates, a plain number ("16", "16.1") for
-   * temperatures and numbers ("20%" for percentages), lower-case content words for items.
+   * temperatures and numbers ("20%" for percentages), lower-case content words for items,
+   * "empty:events:today" or "unavailable:weather" for absence claims.
    */
   normalized: string;
 }

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { type CalendarEvent, type ChatEventChanges, EVENT_RANGES, type EventView } from "../domain.ts";
 import { NotFoundError } from "../errors.ts";
 import { localDate } from "../local-time.ts";
-import { defineTool, type ToolContext } from "./define-tool.ts";
+import { defineTool, mutation, type ToolContext, type UndoEventFields } from "./define-tool.ts";
 import { clip, compact, cutList } from "./format.ts";
 import { staleSourcesNote } from "./freshness.ts";
 import { clockTime, idArgument, isoDate } from "./schemas.ts";
@@ -18,6 +18,8 @@ export const listEventsTool = defineTool({
     "List the user's calendar events. range: today, tomorrow, or upcoming (from now, `days` ahead, default 7). " +
     "Times are local. An empty list means the calendar has nothing in that range.",
   readOnly: true,
+  // Titles, places and descriptions of subscribed calendars are written by whoever sent the invitation.
+  untrusted: (result) => listed(result, "events").some((event) => event.editable !== true),
   input: z.object({
     range: z.enum(EVENT_RANGES).default("today").describe("Which days to list"),
     days: z.coerce
@@ -89,6 +91,12 @@ export const createEventTool = defineTool({
     location: z.string().max(300).optional(),
     description: z.string().max(2000).optional(),
   }),
+  async describe(args) {
+    const when = args.start_time
+      ? `${args.date} ${args.start_time}${args.end_time ? `–${args.end_time}` : ""}`
+      : `${args.date}, all day`;
+    return `Add event "${args.title}" on ${when}${args.location ? ` at ${args.location}` : ""}`;
+  },
   async handler(args, context) {
     const zone = context.user.timeZone;
     const common = {
@@ -104,7 +112,11 @@ export const createEventTool = defineTool({
           ...timedRange(args.date, args.start_time, args.end_time, zone),
         })
       : await context.records.createEvent(context.user.id, { ...common, allDay: true, startDate: args.date });
-    return { created: rowView(event, zone) };
+    return mutation(
+      { created: rowView(event, zone) },
+      `Added event ${event.id} "${event.title}" on ${whenText(event, zone)}`,
+      { op: "delete_event", id: event.id },
+    );
   },
 });
 
@@ -123,6 +135,18 @@ export const updateEventTool = defineTool({
     start_time: timingFields.start_time,
     end_time: timingFields.end_time,
   }),
+  async describe(args, context) {
+    const event = await requireChatEvent(context, args.id);
+    const changes = [
+      args.title !== undefined ? `title → "${args.title}"` : "",
+      args.location !== undefined ? `location → "${args.location}"` : "",
+      args.description !== undefined ? "new description" : "",
+      args.date !== undefined ? `date → ${args.date}` : "",
+      args.start_time !== undefined ? `start → ${args.start_time}` : "",
+      args.end_time !== undefined ? `end → ${args.end_time}` : "",
+    ].filter(Boolean);
+    return `Change event ${event.id} "${event.title}" (${whenText(event, context.user.timeZone)}): ${changes.join("; ") || "nothing"}`;
+  },
   async handler(args, context) {
     const zone = context.user.timeZone;
     const existing = await requireChatEvent(context, args.id);
@@ -159,7 +183,11 @@ export const updateEventTool = defineTool({
       context.clock.now(),
     );
     if (!updated) throw new NotFoundError(`no event ${args.id} created in chat`);
-    return { updated: rowView(updated, zone) };
+    return mutation(
+      { updated: rowView(updated, zone) },
+      `Updated event ${updated.id} "${updated.title}" (${whenText(updated, zone)})`,
+      { op: "restore_event", id: updated.id, fields: eventFields(existing) },
+    );
   },
 });
 
@@ -168,18 +196,22 @@ export const deleteEventTool = defineTool({
   description: "Delete an event the user created in chat. The user must confirm before it happens.",
   readOnly: false,
   input: z.object({ id: idArgument("event") }),
-  async confirm({ id }, context) {
+  alwaysConfirm: true,
+  async describe({ id }, context) {
     const event = await requireChatEvent(context, id);
     const when = DateTime.fromJSDate(event.startsAt, { zone: context.user.timeZone }).toFormat(
       event.allDay ? "ccc d LLL" : "ccc d LLL, HH:mm",
     );
-    return `Delete event ${event.id} "${event.title}" (${when})?`;
+    return `Delete event ${event.id} "${event.title}" (${when})`;
   },
   async handler({ id }, context) {
     const event = await requireChatEvent(context, id);
     if (!(await context.records.deleteEvent(context.user.id, id)))
       throw new NotFoundError(`no event ${id} created in chat`);
-    return { deleted: rowView(event, context.user.timeZone) };
+    return mutation(
+      { deleted: rowView(event, context.user.timeZone) },
+      `Deleted event ${event.id} "${event.title}" (${whenText(event, context.user.timeZone)})`,
+    );
   },
 });
 
@@ -232,4 +264,37 @@ function rowView(event: CalendarEvent, zone: string): Record<string, unknown> {
     all_day: event.allDay ? true : null,
     location: event.location,
   });
+}
+
+/** "2025-06-06 10:00–11:00" or "2025-06-06, all day", in the user's zone. */
+function whenText(event: CalendarEvent, zone: string): string {
+  if (event.allDay)
+    return `${event.startDate ?? DateTime.fromJSDate(event.startsAt, { zone }).toISODate()}, all day`;
+  const start = DateTime.fromJSDate(event.startsAt, { zone });
+  const end = DateTime.fromJSDate(event.endsAt, { zone });
+  return `${start.toFormat("yyyy-LL-dd HH:mm")}–${end.hasSame(start, "day") ? end.toFormat("HH:mm") : end.toFormat("yyyy-LL-dd HH:mm")}`;
+}
+
+/** The fields an update may change, as they were: what Undo puts back. */
+function eventFields(event: CalendarEvent): UndoEventFields {
+  return {
+    title: event.title,
+    description: event.description,
+    location: event.location,
+    allDay: event.allDay,
+    ...(event.allDay
+      ? {
+          ...(event.startDate ? { startDate: event.startDate } : {}),
+          ...(event.endDate ? { endDate: event.endDate } : {}),
+        }
+      : { startsAt: event.startsAt.toISOString(), endsAt: event.endsAt.toISOString() }),
+  };
+}
+
+function listed(result: unknown, key: string): Array<Record<string, unknown>> {
+  if (typeof result !== "object" || result === null) return [];
+  const value = (result as Record<string, unknown>)[key];
+  return Array.isArray(value)
+    ? value.filter((item): item is Record<string, unknown> => typeof item === "object" && item !== null)
+    : [];
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { daysBefore } from "../local-time.ts";
-import { defineTool } from "./define-tool.ts";
-import { noteView } from "./format.ts";
+import { defineTool, mutation } from "./define-tool.ts";
+import { clip, noteView } from "./format.ts";
 import { searchQuery } from "./schemas.ts";
 
 export const listNotesTool = defineTool({
@@ -55,6 +55,9 @@ export const createNoteTool = defineTool({
     body: z.string().trim().min(1, { error: "must not be empty" }).max(10_000),
     title: z.string().trim().max(200).optional(),
   }),
+  async describe(args) {
+    return `Save a note${args.title ? ` "${args.title}"` : ""}: "${clip(args.body, 120)}"`;
+  },
   async handler(args, context) {
     const note = await context.records.createNote({
       userId: context.user.id,
@@ -62,7 +65,11 @@ export const createNoteTool = defineTool({
       ...(args.title ? { title: args.title } : {}),
       createdAt: context.clock.now(),
     });
-    return { created: noteView(note, context.user.timeZone) };
+    return mutation(
+      { created: noteView(note, context.user.timeZone) },
+      `Saved note ${note.id} "${clip(note.title || note.body, 80)}"`,
+      { op: "delete_note", id: note.id },
+    );
   },
 });
 
