@@ -128,7 +128,8 @@ async function converse(
   const log = messageLog(ports.receipts, owner, deps.timer);
   await log.text("user", message, deps.clock.now());
 
-  const pending: PendingConfirmation[] = [];
+  // Filed as the calls run (concurrently); reported in call order, from the outcomes.
+  const filed: PendingConfirmation[] = [];
   const context: ToolContext = {
     user,
     clock: deps.clock,
@@ -147,7 +148,7 @@ async function converse(
         expiresAt: new Date(at.getTime() + config.confirmationMinutes * 60_000),
       });
       const handle = { id: row.id, summary: row.summary, expiresAt: row.expiresAt };
-      pending.push(handle);
+      filed.push(handle);
       return handle;
     },
   };
@@ -196,6 +197,7 @@ async function converse(
       const gate = await groundAnswer({
         draft,
         receipts: [...earlier, ...trace.receipts],
+        subject: { text: "your answer", source: "this conversation" },
         options: {
           timeZone: user.timeZone,
           localDate: localDate(deps.clock.now(), user.timeZone),
@@ -235,7 +237,7 @@ async function converse(
         );
       }
     } else {
-      answer = quietReply(trace.receipts, pending, outcomes);
+      answer = quietReply(trace.receipts, filed, outcomes);
     }
   } catch (error) {
     if (!(error instanceof ModelError)) throw error;
@@ -244,6 +246,7 @@ async function converse(
     answer = apology(error);
   }
 
+  const pending = outcomes.flatMap((outcome) => (outcome.pending ? [outcome.pending] : []));
   const changes = await reportChanges(deps, owner, outcomes);
   const reply = withNotices(answer, changes, pending);
   await log.text("assistant", reply, deps.clock.now(), {

@@ -26,6 +26,8 @@ export interface GateInput {
   options: GroundingOptions;
   /** The one corrective turn, given the instruction naming what is unbacked. */
   rewrite: (instruction: string) => Promise<Rewrite>;
+  /** How the instruction names the text and its receipts. Default: the briefing, this run. */
+  subject?: { text: string; source: string };
 }
 
 export type GateResult =
@@ -52,13 +54,13 @@ export async function groundAnswer(input: GateInput): Promise<GateResult> {
     };
   }
   const caught = first.unbacked.map((claim) => claim.text);
-  const rewrite = await input.rewrite(describeUnbacked(first));
+  const rewrite = await input.rewrite(describeUnbacked(first, input.subject));
   const receipts = [...input.receipts, ...rewrite.receipts];
   const corrected = rewrite.text?.trim();
   const named = namedItems(draft, first);
 
-  if (corrected) {
-    const second = checkGrounding(corrected, receipts, options);
+  const second = corrected ? checkGrounding(corrected, receipts, options) : undefined;
+  if (corrected && second) {
     if (keepsNamed(corrected, named)) {
       if (second.unbacked.length === 0) {
         return {
@@ -90,7 +92,11 @@ export async function groundAnswer(input: GateInput): Promise<GateResult> {
   const trimmedDraft = trim(draft, recheck, receipts, options);
   const figures = {
     corrections: corrected ? 1 : 0,
-    unbacked: unique([...caught, ...recheck.unbacked.map((claim) => claim.text)]),
+    unbacked: unique([
+      ...caught,
+      ...(second?.unbacked ?? []).map((claim) => claim.text),
+      ...recheck.unbacked.map((claim) => claim.text),
+    ]),
   };
   if (trimmedDraft) {
     return {

@@ -73,10 +73,10 @@ export function findItemClaims(sentence: string, mask: Mask, knownNames: readonl
     add(modifiedNoun(sentence, end - phrase.length, end));
   }
 
-  // "meeting with Sam Carter", "lunch with the design team"
+  // "meeting with Sam Carter", "lunch with the design team", "the meeting is with Priya"
   for (const match of sentence.matchAll(
     new RegExp(
-      String.raw`\b(?:meeting|call|lunch|coffee|dinner|breakfast|catch-up|catchup|chat|sync|1:1|session|appointment|interview)s?\s+with\s+((?:${WORD})(?:\s+${WORD}){0,3})`,
+      String.raw`\b(?:meeting|call|lunch|coffee|dinner|breakfast|catch-up|catchup|chat|sync|1:1|session|appointment|interview)s?\s+(?:(?:is|was|will be)\s+)?with\s+((?:${WORD})(?:\s+${WORD}){0,3})`,
       "giu",
     ),
   )) {

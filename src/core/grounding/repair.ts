@@ -31,7 +31,10 @@ export function removeUnbackedSentences(prose: string, report: GroundingReport):
  * A corrective instruction for the model naming exactly the claims no receipt backs, or "" when every
  * claim is backed.
  */
-export function describeUnbacked(report: GroundingReport): string {
+export function describeUnbacked(
+  report: GroundingReport,
+  subject: { text: string; source: string } = { text: "the briefing", source: "this run" },
+): string {
   const seen = new Set<string>();
   const lines: string[] = [];
   for (const claim of report.unbacked) {
@@ -41,7 +44,7 @@ export function describeUnbacked(report: GroundingReport): string {
     lines.push(`"${claim.text}" (${reason(claim)})`);
   }
   if (lines.length === 0) return "";
-  return `These claims have no receipt from this run: ${lines.join("; ")}. Rewrite the briefing without them; say plainly when something is empty.`;
+  return `These claims have no receipt from ${subject.source}: ${lines.join("; ")}. Rewrite ${subject.text} without them; say plainly when something is empty.`;
 }
 
 function reason(claim: Claim): string {
