@@ -39,3 +39,4 @@ export type {
 } from "./model.ts";
 export { ModelError, withPreferredModel } from "./model.ts";
 export type * from "./ports.ts";
+export { type ReceiptBlock, receiptBlock, receiptBlocks } from "./receipt-lines.ts";

@@ -45,8 +45,10 @@ export function storableJson(value: unknown, maxDepth = 32): unknown {
     if (typeof source === "string") assign(storableText(source));
     else if (typeof source === "number") assign(Number.isFinite(source) ? source : null);
     else if (typeof source === "boolean" || source === null) assign(source);
+    else if (typeof source === "bigint") assign(source.toString());
+    else if (typeof source !== "object") assign(undefined);
     else if (source instanceof Date) assign(Number.isNaN(source.getTime()) ? null : source.toISOString());
-    else if (typeof source === "object") {
+    else {
       if (depth >= maxDepth) {
         assign(TOO_DEEP);
         continue;
@@ -68,10 +70,13 @@ export function storableJson(value: unknown, maxDepth = 32): unknown {
         assign(target);
         for (const [key, element] of Object.entries(source)) {
           const cleanKey = storableText(key);
+          // Claimed now, filled later: the stack is last-in first-out, and keys must keep their order.
+          target[cleanKey] = null;
           stack.push({
             source: element,
             assign: (cleaned) => {
-              if (cleaned !== undefined) target[cleanKey] = cleaned;
+              if (cleaned === undefined) delete target[cleanKey];
+              else target[cleanKey] = cleaned;
             },
             depth: depth + 1,
           });

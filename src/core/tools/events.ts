@@ -2,6 +2,7 @@ import { DateTime } from "luxon";
 import { z } from "zod";
 import { type CalendarEvent, type ChatEventChanges, EVENT_RANGES, type EventView } from "../domain.ts";
 import { NotFoundError } from "../errors.ts";
+import { FIELD_LIMITS } from "../field-limits.ts";
 import { localDate } from "../local-time.ts";
 import { defineTool, mutation, type ToolContext, type UndoEventFields } from "./define-tool.ts";
 import { clip, compact, cutList } from "./format.ts";
@@ -91,10 +92,10 @@ export const createEventTool = defineTool({
     "Add an event to the user's calendar. Give start_time for a timed event, or omit it for all day.",
   readOnly: false,
   input: z.object({
-    title: z.string().trim().min(1, { error: "must not be empty" }).max(300),
+    title: z.string().trim().min(1, { error: "must not be empty" }).max(FIELD_LIMITS.eventTitle),
     ...timingFields,
-    location: z.string().max(300).optional(),
-    description: z.string().max(2000).optional(),
+    location: z.string().max(FIELD_LIMITS.eventLocation).optional(),
+    description: z.string().max(FIELD_LIMITS.eventDescription).optional(),
   }),
   async describe(args) {
     const when = args.start_time
@@ -133,9 +134,9 @@ export const updateEventTool = defineTool({
   readOnly: false,
   input: z.object({
     id: idArgument("event"),
-    title: z.string().trim().min(1).max(300).optional(),
-    location: z.string().max(300).optional(),
-    description: z.string().max(2000).optional(),
+    title: z.string().trim().min(1).max(FIELD_LIMITS.eventTitle).optional(),
+    location: z.string().max(FIELD_LIMITS.eventLocation).optional(),
+    description: z.string().max(FIELD_LIMITS.eventDescription).optional(),
     date: isoDate.optional().describe("New local date YYYY-MM-DD (with start_time for a timed event)"),
     start_time: timingFields.start_time,
     end_time: timingFields.end_time,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { FIELD_LIMITS } from "../field-limits.ts";
 import { daysBefore } from "../local-time.ts";
 import { defineTool, mutation } from "./define-tool.ts";
 import { clip, noteView } from "./format.ts";
@@ -52,8 +53,8 @@ export const createNoteTool = defineTool({
   description: "Save a note for the user.",
   readOnly: false,
   input: z.object({
-    body: z.string().trim().min(1, { error: "must not be empty" }).max(10_000),
-    title: z.string().trim().max(200).optional(),
+    body: z.string().trim().min(1, { error: "must not be empty" }).max(FIELD_LIMITS.noteBody),
+    title: z.string().trim().max(FIELD_LIMITS.noteTitle).optional(),
   }),
   async describe(args) {
     return `Save a note${args.title ? ` "${args.title}"` : ""}: "${clip(args.body, 120)}"`;

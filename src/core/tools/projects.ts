@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { PROJECT_STATUSES, type Project } from "../domain.ts";
 import { NotFoundError } from "../errors.ts";
+import { FIELD_LIMITS } from "../field-limits.ts";
 import { defineTool, mutation, type ToolContext, type UndoProjectFields } from "./define-tool.ts";
 import { cutList, projectView } from "./format.ts";
 import { idArgument, searchQuery } from "./schemas.ts";
@@ -49,8 +50,8 @@ export const createProjectTool = defineTool({
   description: "Create a project for the user.",
   readOnly: false,
   input: z.object({
-    name: z.string().trim().min(1, { error: "must not be empty" }).max(200),
-    summary: z.string().max(2000).optional(),
+    name: z.string().trim().min(1, { error: "must not be empty" }).max(FIELD_LIMITS.projectName),
+    summary: z.string().max(FIELD_LIMITS.projectSummary).optional(),
     status: z.enum(PROJECT_STATUSES).optional(),
   }),
   async describe(args) {
@@ -78,8 +79,8 @@ export const updateProjectTool = defineTool({
   readOnly: false,
   input: z.object({
     id: idArgument("project"),
-    name: z.string().trim().min(1).max(200).optional(),
-    summary: z.string().max(2000).optional(),
+    name: z.string().trim().min(1).max(FIELD_LIMITS.projectName).optional(),
+    summary: z.string().max(FIELD_LIMITS.projectSummary).optional(),
     status: z.enum(PROJECT_STATUSES).optional(),
   }),
   async describe({ id, ...changes }, context) {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Task } from "../domain.ts";
 import { TASK_FILTERS, TASK_PRIORITIES } from "../domain.ts";
 import { NotFoundError } from "../errors.ts";
+import { FIELD_LIMITS } from "../field-limits.ts";
 import { taskQuery } from "../tasks.ts";
 import { defineTool, mutation, type ToolContext, type UndoTaskFields } from "./define-tool.ts";
 import { cutList, taskView } from "./format.ts";
@@ -44,7 +45,7 @@ export const listTasksTool = defineTool({
 });
 
 const taskFields = {
-  notes: z.string().max(2000).optional().describe("Longer description"),
+  notes: z.string().max(FIELD_LIMITS.taskNotes).optional().describe("Longer description"),
   due_date: isoDate.optional().describe("Due date, YYYY-MM-DD in the user's time zone"),
   due_time: clockTime.optional().describe("Optional due time, HH:MM (24-hour, local)"),
   priority: z.enum(TASK_PRIORITIES).optional().describe("low, normal or high"),
@@ -56,7 +57,7 @@ export const createTaskTool = defineTool({
   description: "Create a task for the user. Compute due dates from today's date given in the system prompt.",
   readOnly: false,
   input: z.object({
-    title: z.string().trim().min(1, { error: "must not be empty" }).max(300),
+    title: z.string().trim().min(1, { error: "must not be empty" }).max(FIELD_LIMITS.taskTitle),
     ...taskFields,
   }),
   async describe(args) {
@@ -91,7 +92,7 @@ export const updateTaskTool = defineTool({
   readOnly: false,
   input: z.object({
     id: idArgument("task"),
-    title: z.string().trim().min(1).max(300).optional(),
+    title: z.string().trim().min(1).max(FIELD_LIMITS.taskTitle).optional(),
     ...taskFields,
     due_date: isoDate.nullable().optional().describe("New due date YYYY-MM-DD, or null to remove it"),
   }),

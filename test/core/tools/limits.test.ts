@@ -76,5 +76,8 @@ describe("model replies are validated before anything runs or is stored", () => 
     const deep = storableJson(nested(100_000), 4) as { a: { a: { a: { a: unknown } } } };
     expect(deep.a.a.a.a).toBe(TOO_DEEP);
     expect(storableJson({ n: Number.NaN, f: () => 1, u: undefined })).toEqual({ n: null });
+    // Keys keep their order (the model and the receipts views read them in it).
+    expect(Object.keys(storableJson({ b: 1, a: { d: 1, c: 2 }, c: 3 }) as object)).toEqual(["b", "a", "c"]);
+    expect(JSON.stringify(storableJson({ a: { d: 1, c: 2 } }))).toBe('{"a":{"d":1,"c":2}}');
   });
 });
