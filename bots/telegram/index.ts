@@ -10,9 +10,8 @@
  * Long polling by default; webhook mode when `config.webhookUrl` is set. Updates are handled one at a time
  * per chat and concurrently across chats; errors in one update are logged and never stop the bot.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { autoRetry } from "@grammyjs/auto-retry";
-import { Api, type ApiClientOptions, Bot, webhookCallback } from "grammy";
+import { Api, type ApiClientOptions, Bot } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import type { Database } from "../../db/client.ts";
 import type { TelegramConfig } from "../../src/config/config.ts";
@@ -24,6 +23,7 @@ import { type BotContext, createHandlers } from "./handlers.ts";
 import { silentLogger, type TelegramLogger } from "./logger.ts";
 import { COMMANDS } from "./render.ts";
 import { createTelegramSender } from "./sender.ts";
+import { createWebhookHandler, type WebhookHandler } from "./webhook.ts";
 
 export type { BotContext } from "./handlers.ts";
 export type { TelegramLogger } from "./logger.ts";
@@ -60,7 +60,7 @@ export interface TelegramBotOptions {
   transports?: TelegramTransports;
 }
 
-export type WebhookHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+export type { WebhookHandler } from "./webhook.ts";
 
 export interface TelegramBot {
   bot: Bot<BotContext>;
@@ -72,7 +72,10 @@ export interface TelegramBot {
   stop(): Promise<void>;
   /** Resolves when no update is being handled (tests). */
   idle(): Promise<void>;
-  /** Webhook mode only: mount at `/telegram/webhook`. Wrong or missing secret → 401, update ignored. */
+  /**
+   * Webhook mode only: mount at `/telegram/webhook`. Wrong or missing secret → 401, update ignored; with the
+   * right secret, a body that is not an update → 400.
+   */
   webhookHandler?: WebhookHandler;
 }
 
@@ -146,9 +149,8 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
 
   const webhookMode = config.webhookUrl !== undefined;
   const webhookHandler: WebhookHandler | undefined = webhookMode
-    ? webhookCallback(bot, "http", {
-        ...(config.webhookSecret ? { secretToken: config.webhookSecret } : {}),
-        onTimeout: "return",
+    ? createWebhookHandler(bot, {
+        secretToken: config.webhookSecret,
         timeoutMilliseconds: WEBHOOK_TIMEOUT_MS,
       })
     : undefined;
