@@ -129,45 +129,49 @@ describeEachDatabase("hostile model replies", (getDb) => {
     expect(stored.some((message) => hasNul(message))).toBe(false);
   });
 
-  it("ends a briefing whose run deadline passes in its digest, and records why", async () => {
-    const { db, user } = await setup();
-    let calls = 0;
-    // A model that keeps asking for more, slowly: the second request would start after the deadline.
-    const slow = scriptedModel({
-      reply: async () => {
-        calls += 1;
-        await new Promise((resolve) => setTimeout(resolve, 80));
+  /** A monotonic timer that only moves when a model answers: each answer takes `ms` of simulated time. */
+  function slowModel(ms: number) {
+    let now = 0;
+    const model = scriptedModel({
+      reply: () => {
+        now += ms;
         return { toolCalls: [call("list_tasks", { filter: "open" })] };
       },
     });
-    const core = testCore(db, slow, { config: { runDeadlineSeconds: 0.05 } });
-    const outcome = await core.assistant.brief(user.id, { slot: "morning" });
-    expect(calls).toBe(1);
+    return { model, timer: () => now };
+  }
+
+  it("ends a briefing whose run deadline passes in its digest, and records why", async () => {
+    const { db, user } = await setup();
+    // A model that keeps asking for more and takes 2 s per answer: the second request would start after
+    // the briefing's 1 s budget.
+    const { model, timer } = slowModel(2_000);
+    const { assistant } = testCore(db, model, { config: { runDeadlineSeconds: 1 }, timer });
+    const outcome = await assistant.brief(user.id, { slot: "morning" });
+    expect(model.requests).toHaveLength(1);
+    expect(model.requests[0]?.timeoutMs).toBe(1_000);
     expect(outcome.mode).toBe("digest");
     expect(outcome.prose).toContain(
       "(The assistant model took too long, so this is a plain digest of your data.)",
     );
-    expect((await getRun(db, outcome.runId))?.reason).toMatch(
-      /^deadline exceeded: the morning briefing ran out of its 0 s budget before the next model request/,
+    expect((await getRun(db, outcome.runId))?.reason).toBe(
+      "deadline exceeded: the morning briefing ran out of its 1 s budget before the next model request",
     );
   });
 
   it("answers a chat whose deadline passes with a plain apology, recorded on the reply", async () => {
     const { db, user } = await setup();
-    const slow = scriptedModel({
-      reply: async () => {
-        await new Promise((resolve) => setTimeout(resolve, 80));
-        return { toolCalls: [call("list_tasks", { filter: "open" })] };
-      },
-    });
-    const { assistant } = testCore(db, slow, { config: { chatDeadlineSeconds: 0.05 } });
+    const { model, timer } = slowModel(2_000);
+    const { assistant } = testCore(db, model, { config: { chatDeadlineSeconds: 1 }, timer });
     const thread = { platform: "cli" as const, threadKey: `cli:${user.id}:slow` };
     const reply = await assistant.reply(user.id, thread, "what's open?");
-    expect(slow.requests).toHaveLength(1);
+    expect(model.requests).toHaveLength(1);
     expect(reply.text).toBe(
       "Sorry, the assistant model took too long to answer. Your message is saved; try again in a moment.",
     );
     expect(reply.grounding).toBeNull();
+    // The call the model made before the deadline ran, and is on the thread.
+    expect(reply.receipts.map((receipt) => receipt.toolName)).toEqual(["list_tasks"]);
     const conversation = await findConversation(db, "cli", thread.threadKey);
     const stored = await listConversationMessages(db, conversation!.id, 100);
     expect(stored.at(-1)?.metadata).toMatchObject({
