@@ -4,12 +4,10 @@
  * the receipts of their kind: a receipt that lists something contradicts "none", a successful one
  * contradicts "unavailable", and only an errored (or absent) one backs "unavailable".
  */
-import type { Coverage, Evidence } from "./evidence.ts";
+import type { Coverage, Family } from "./coverage.ts";
+import type { Evidence } from "./evidence.ts";
 import type { Mask } from "./mask.ts";
 import type { FoundClaim } from "./types.ts";
-
-/** The kinds of data a briefing covers, as receipts and absence claims name them. */
-export type Family = "events" | "tasks" | "weather" | "news" | "projects" | "notes";
 
 /** "today", "tomorrow", "upcoming" for events; a `list_tasks` filter for tasks. */
 export type Scope = string | undefined;

@@ -1,6 +1,6 @@
 import { DateTime } from "luxon";
 import type { Receipt } from "../domain.ts";
-import type { Family } from "./absence.ts";
+import { type Coverage, coverageOf } from "./coverage.ts";
 import { findTimes } from "./times.ts";
 import { allStems, tokenize } from "./words.ts";
 
@@ -17,19 +17,6 @@ export interface EvidenceText {
   /** Lower-case words separated by single spaces. */
   words: string;
   stems: Set<string>;
-}
-
-/** What one receipt says about a kind of data: whether it could be looked at, and how much there was. */
-export interface Coverage {
-  family: Family;
-  /** `list_events` range, `list_tasks` filter. */
-  scope: string | undefined;
-  /** A search's query or a topic: such a receipt covers that topic only. */
-  query: string | undefined;
-  /** False when the call failed or was refused. */
-  ok: boolean;
-  /** How many items it listed (its `count`, else its list's length); undefined for weather. */
-  count: number | undefined;
 }
 
 /** Everything this run's receipts establish, in the forms the claims are compared in. */
@@ -194,50 +181,4 @@ function familyOf(name: string): CountedList["family"] {
   if (/project/.test(lower)) return "projects";
   if (/note/.test(lower)) return "notes";
   return null;
-}
-
-const FAMILY_OF_TOOL: Record<string, Family> = {
-  list_events: "events",
-  list_tasks: "tasks",
-  get_weather: "weather",
-  get_rss_items: "news",
-  list_projects: "projects",
-  search_projects: "projects",
-  list_notes: "notes",
-  search_notes: "notes",
-};
-
-function coverageOf(receipt: Receipt): Coverage | undefined {
-  const family = FAMILY_OF_TOOL[receipt.toolName];
-  if (family === undefined) return undefined;
-  const args = receipt.arguments;
-  const scope =
-    family === "events"
-      ? typeof args.range === "string"
-        ? args.range
-        : "today"
-      : family === "tasks"
-        ? typeof args.filter === "string"
-          ? args.filter
-          : "open"
-        : undefined;
-  const query = [args.query, args.topic].find((value): value is string => typeof value === "string");
-  return {
-    family,
-    scope,
-    query,
-    ok: !receipt.error,
-    count: receipt.error ? undefined : countOf(receipt.result),
-  };
-}
-
-/** A list result's `count`, else the length of its first list. */
-function countOf(result: unknown): number | undefined {
-  if (result === null || typeof result !== "object" || Array.isArray(result)) {
-    return Array.isArray(result) ? result.length : undefined;
-  }
-  const record = result as Record<string, unknown>;
-  if (typeof record.count === "number") return record.count;
-  const list = Object.values(record).find(Array.isArray);
-  return list ? list.length : undefined;
 }
