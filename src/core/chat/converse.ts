@@ -12,7 +12,7 @@
  */
 import type { ChangeNotice, ChatReply, PendingConfirmation, ThreadRef } from "../assistant.ts";
 import { triggerInstruction } from "../briefing/slot-prompts.ts";
-import { createBudget } from "../budget.ts";
+import { type Budget, createBudget } from "../budget.ts";
 import type { CoreDeps } from "../deps.ts";
 import type { BriefingRun, GroundingVerdict, Receipt, User } from "../domain.ts";
 import { groundAnswer } from "../grounding/gate.ts";
@@ -22,7 +22,7 @@ import { type ChatMessage, ModelError, withPreferredModel } from "../model.ts";
 import { chatToolSet, readOnlyChatToolSet } from "../tools/allowlists.ts";
 import type { ToolContext } from "../tools/define-tool.ts";
 import type { ToolOutcome } from "../tools/dispatch.ts";
-import { isStepCount, runToolLoop } from "../tools/tool-loop.ts";
+import { isStepCount, runToolLoop, type Step, type ToolLoopResult } from "../tools/tool-loop.ts";
 import { addTrace, EMPTY_TRACE, type Trace } from "../trace.ts";
 import { asksForChange } from "./change-request.ts";
 import { chatSystemPrompt, correctionRequest, followUpSystemPrompt } from "./chat-prompt.ts";
@@ -165,7 +165,7 @@ async function converse(
 
   let trace: Trace = EMPTY_TRACE;
   const outcomes: ToolOutcome[] = [];
-  const record = async (step: Parameters<NonNullable<Parameters<typeof runToolLoop>[0]["onStep"]>>[0]) => {
+  const record = async (step: Step) => {
     trace = addTrace(trace, await log.modelStep(step));
     outcomes.push(...step.outcomes);
   };
@@ -205,27 +205,8 @@ async function converse(
         },
         rewrite: async (description) => {
           const before = trace.receipts.length;
-          try {
-            const correction = await runToolLoop({
-              model: deps.model,
-              role: "interactive",
-              messages: [
-                ...loop.messages,
-                ...(loop.text === null ? [{ role: "assistant" as const, content: draft }] : []),
-                { role: "user", content: correctionRequest(description) },
-              ],
-              tools: readOnlyChatToolSet(deps.tools),
-              context,
-              stopWhen: isStepCount(MAX_CORRECTION_TURNS),
-              timer: deps.timer,
-              budget,
-              onStep: record,
-            });
-            return { text: correction.text ?? undefined, receipts: trace.receipts.slice(before) };
-          } catch (error) {
-            if (!(error instanceof ModelError)) throw error;
-            return { text: undefined, receipts: trace.receipts.slice(before) };
-          }
+          const text = await correct(deps, { loop, draft, description, context, budget, record });
+          return { text, receipts: trace.receipts.slice(before) };
         },
       });
       grounding = gate.verdict;
@@ -256,6 +237,45 @@ async function converse(
     ...(failure ? { failure: { code: failure.code, message: failure.message } } : {}),
   });
   return { text: reply, receipts: [...trace.receipts], pending, changes, grounding };
+}
+
+/**
+ * The corrective turn of a chat answer: the conversation so far, the draft, and the instruction naming what
+ * is unbacked, with the read-only tools to look it up. Undefined when the model could not answer.
+ */
+async function correct(
+  deps: CoreDeps,
+  turn: {
+    loop: ToolLoopResult;
+    draft: string;
+    description: string;
+    context: ToolContext;
+    budget: Budget;
+    record: (step: Step) => Promise<void>;
+  },
+): Promise<string | undefined> {
+  try {
+    const correction = await runToolLoop({
+      model: deps.model,
+      role: "interactive",
+      messages: [
+        ...turn.loop.messages,
+        // After a turn cap the last message is a tool result; the correction must follow the draft.
+        ...(turn.loop.text === null ? [{ role: "assistant" as const, content: turn.draft }] : []),
+        { role: "user", content: correctionRequest(turn.description) },
+      ],
+      tools: readOnlyChatToolSet(deps.tools),
+      context: turn.context,
+      stopWhen: isStepCount(MAX_CORRECTION_TURNS),
+      timer: deps.timer,
+      budget: turn.budget,
+      onStep: turn.record,
+    });
+    return correction.text ?? undefined;
+  } catch (error) {
+    if (!(error instanceof ModelError)) throw error;
+    return undefined;
+  }
 }
 
 /** Each executed change, from its receipt, with the Undo button filed for it. */
