@@ -8,6 +8,7 @@ import { runFanoutBench } from "./fanout.ts";
 import { runHostileBench } from "./hostile.ts";
 import { runHostileModelBench } from "./hostile-model.ts";
 import { runRoutingBench } from "./routing.ts";
+import { runStartupBench } from "./startup.ts";
 import type { BenchSection } from "./types.ts";
 
 const benches: [string, () => Promise<BenchSection>][] = [
@@ -16,6 +17,7 @@ const benches: [string, () => Promise<BenchSection>][] = [
   ["fanout", runFanoutBench],
   ["hostile", runHostileBench],
   ["hostile-model", runHostileModelBench],
+  ["startup", runStartupBench],
 ];
 
 const only = process.argv.slice(2);

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx, so there is no build step between a clone and a run.
-import { register } from "tsx/esm/api";
+// Runs the compiled CLI from dist/, compiling it first when it is missing or older than the sources.
+import { ensureBuilt } from "./build.js";
 
-register();
-await import("../src/cli/main.ts");
+await ensureBuilt((line) => process.stderr.write(`${line}\n`));
+await import("../dist/src/cli/main.js");

@@ -2,8 +2,8 @@
  * The running bot: wires the database, model routes, background syncs, scheduler, delivery outbox, HTTP
  * endpoints and platform adapters together, and takes them down in reverse order.
  */
-import { createSlackApp, SLACK_EVENTS_PATH, type SlackApp } from "../bots/slack/index.ts";
-import { createTelegramBot, type TelegramBot } from "../bots/telegram/index.ts";
+import type { SlackApp } from "../bots/slack/index.ts";
+import type { TelegramBot } from "../bots/telegram/index.ts";
 import type { Database, OpenDatabase } from "../db/client.ts";
 import { expirePendingActions } from "../db/queries/pending-actions.ts";
 import { rollUpOldRuns } from "../db/queries/retention.ts";
@@ -20,7 +20,12 @@ import {
 import { createDeliveryWorker, type DeliveryWorker } from "./delivery/worker.ts";
 import type { Logger } from "./logger.ts";
 import { createModelClient } from "./models/index.ts";
-import { startScheduler } from "./scheduler/scheduler.ts";
+import { watchDatabase } from "./runtime/database-watch.ts";
+import { watchModelEndpoints } from "./runtime/model-endpoints.ts";
+import { createSlackWithin, linkSlack } from "./runtime/slack-link.ts";
+import { StartError } from "./runtime/start-error.ts";
+import { linkTelegram, type PlatformLink } from "./runtime/telegram-link.ts";
+import { createScheduler } from "./scheduler/scheduler.ts";
 import { createHealthCheck } from "./server/health.ts";
 import { createHttpServer, type RouteHandler } from "./server/http-server.ts";
 import { createMetrics } from "./server/metrics.ts";
@@ -40,6 +45,13 @@ export interface AppDeps {
   logger: Logger;
 }
 
+export interface StartOptions {
+  /** A line per slow step of the start (checking Telegram, probing models), before the summary. */
+  progress?: (line: string) => void;
+  /** How long start-up waits for a platform before going on without it (Telegram) or giving up (Slack). */
+  platformTimeoutMs?: number;
+}
+
 export interface RunningApp {
   /** What runs and why, for the operator: database, endpoints, platforms on or off. */
   summary: string[];
@@ -50,10 +62,14 @@ export interface RunningApp {
 
 const MINUTE = 60_000;
 const MAINTENANCE_INTERVAL_MS = 10 * MINUTE;
+/** Bolt's auth.test retries (3, up to 10 s apart) fit inside this. */
+const SLACK_START_TIMEOUT_MS = 45_000;
 
 export interface Platforms {
   telegram: TelegramBot | undefined;
   slack: SlackApp | undefined;
+  /** Where Slack's HTTP mode is served, when Slack is configured. */
+  slackEventsPath: string | undefined;
   senders: PlatformSender[];
   /** The platforms' flood gates, for `/metrics`. */
   floodGates: PlatformTransports["gate"][];
@@ -71,8 +87,9 @@ export async function createPlatforms(
   // One flood gate per token, shared by chat replies and the outbox.
   const telegramTransports = config.telegram ? createTelegramTransports() : undefined;
   const slackTransports = config.slack ? createSlackTransports() : undefined;
+  // Each adapter (grammY, Bolt and what they pull in) loads only when its platform is configured.
   const telegram = config.telegram
-    ? createTelegramBot({
+    ? (await import("../bots/telegram/index.ts")).createTelegramBot({
         config: config.telegram,
         db,
         assistant,
@@ -82,19 +99,26 @@ export async function createPlatforms(
         ...(telegramTransports ? { transports: telegramTransports } : {}),
       })
     : undefined;
-  const slack = config.slack
-    ? await createSlackApp({
-        config: config.slack,
-        db,
-        assistant,
-        clock,
-        logger: logger.child({ platform: "slack" }),
-        ...(slackTransports ? { transports: slackTransports } : {}),
-      })
-    : undefined;
+  const slackModule = config.slack ? await import("../bots/slack/index.ts") : undefined;
+  const slack =
+    config.slack && slackModule
+      ? await createSlackWithin(
+          slackModule.createSlackApp({
+            config: config.slack,
+            db,
+            assistant,
+            clock,
+            logger: logger.child({ platform: "slack" }),
+            ...(slackTransports ? { transports: slackTransports } : {}),
+          }),
+          config.slack.apiUrl,
+          SLACK_START_TIMEOUT_MS,
+        )
+      : undefined;
   return {
     telegram,
     slack,
+    slackEventsPath: slackModule?.SLACK_EVENTS_PATH,
     senders: [telegram?.sender, slack?.sender].filter(
       (sender): sender is PlatformSender => sender !== undefined,
     ),
@@ -130,132 +154,228 @@ export function createOutbox(
   });
 }
 
-export async function startApp(deps: AppDeps): Promise<RunningApp> {
+/**
+ * Starts the bot, failing fast: a busy port or a refused platform token stops the start with a
+ * `StartError` (one line for the operator) after undoing what had started. An unreachable Telegram API
+ * does not: the bot starts degraded, says so, and keeps trying (see `runtime/telegram-link.ts`).
+ */
+export async function startApp(deps: AppDeps, options: StartOptions = {}): Promise<RunningApp> {
   const { config, database, db, clock, logger } = deps;
-  const core = buildCore({
-    db,
-    config,
-    clock,
-    fetch: deps.fetch,
-    logger: logger.child({ component: "core" }),
-  });
-  const platforms = await createPlatforms(deps, core.assistant);
-
-  const metrics = createMetrics({
-    db,
-    model: core.model,
-    floodGates: platforms.floodGates,
-    scheduler: {
-      get lastTickAt() {
-        return scheduler.lastTickAt;
-      },
-    },
-  });
-  const outbox = createOutbox(deps, platforms.senders, metrics);
-  const scheduler = startScheduler({
-    db,
-    clock,
-    deliver: outbox,
-    model: core.model,
-    // Ahead of each slot, so the slot's own refresh step finds the user's sources fresh.
-    refreshSources: async (user, deadline) => core.ports.sources.refresh?.(user, deadline),
-    staleAfterMinutes: config.briefing.staleAfterMinutes,
-    logger: logger.child({ component: "scheduler" }),
-    observer: metrics,
-    runner: core.generateBriefing,
-  });
-
-  const routes: Record<string, RouteHandler> = {};
-  if (platforms.telegram?.webhookHandler) routes["/telegram/webhook"] = platforms.telegram.webhookHandler;
-  if (platforms.slack && !config.slack?.appToken) routes[SLACK_EVENTS_PATH] = platforms.slack.requestHandler;
-  const http = createHttpServer({
-    routes,
-    health: createHealthCheck({ clock, pingDatabase: () => database.ping(), scheduler }),
-    metrics: () => metrics.render(),
-    logger,
-  });
-  const port = await http.listen(config.port);
-  await platforms.start();
-
-  const syncLogger = logger.child({ component: "sync" });
-  const loops = [
-    startCalendarSync({
-      db,
-      fetch: deps.fetch,
-      clock,
-      network: config.sources,
-      intervalMs: config.sync.calendarMinutes * MINUTE,
-      logger: syncLogger,
-    }),
-    startFeedSync({
-      db,
-      fetch: deps.fetch,
-      clock,
-      network: config.sources,
-      intervalMs: config.sync.feedMinutes * MINUTE,
-      logger: syncLogger,
-    }),
-    startWeatherSync({
-      db,
-      fetch: deps.fetch,
-      clock,
-      forecastUrl: config.openMeteo.forecastUrl,
-      intervalMs: config.sync.weatherMinutes * MINUTE,
-      logger: syncLogger,
-    }),
-    startPeriodicSync({
-      name: "maintenance",
-      intervalMs: MAINTENANCE_INTERVAL_MS,
-      logger: syncLogger,
-      run: async () => {
-        const now = clock.now();
-        const expired = await expirePendingActions(db, now);
-        const { archivedRuns } = await rollUpOldRuns(db, {
-          now,
-          retentionDays: config.briefing.retentionDays,
-        });
-        if (expired > 0 || archivedRuns.length > 0) {
-          syncLogger.info(
-            { expired, archived: archivedRuns.length },
-            "maintenance: expired confirmations, archived runs",
-          );
-        }
-      },
-    }),
-  ];
-
-  const summary = [
-    "briefbot is running",
-    `  database   ${database.kind === "pglite" ? `embedded PGlite in ${database.location}` : `PostgreSQL ${database.location}`}`,
-    `  http       http://0.0.0.0:${port} (/healthz, /metrics${Object.keys(routes)
-      .map((path) => `, ${path}`)
-      .join("")})`,
-    ...(await describeModels(config, deps.fetch)),
-    `  telegram   ${
-      config.telegram
-        ? `on (${config.telegram.webhookUrl ? `webhook ${config.telegram.webhookUrl}` : "long polling"})`
-        : "off (set TELEGRAM_BOT_TOKEN to enable)"
-    }`,
-    `  slack      ${
-      config.slack
-        ? `on (${config.slack.appToken ? "Socket Mode" : `HTTP at ${SLACK_EVENTS_PATH}`})`
-        : "off (set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET to enable)"
-    }`,
-    `  syncs      calendars every ${config.sync.calendarMinutes} min, feeds every ${config.sync.feedMinutes} min, weather every ${config.sync.weatherMinutes} min`,
-  ];
-
-  return {
-    summary,
-    port,
-    async stop() {
-      // Stop taking work first, then let what is in flight finish, then close the doors.
-      await scheduler.stop();
-      await outbox.drain();
-      await Promise.allSettled(loops.map((loop) => loop.stop()));
-      await platforms.stop();
-      await http.close();
-    },
+  const progress = options.progress ?? (() => {});
+  const undo: Array<() => Promise<unknown>> = [];
+  const rollback = async () => {
+    for (const step of undo.reverse()) await step().catch(() => {});
   };
+  try {
+    const core = buildCore({
+      db,
+      config,
+      clock,
+      fetch: deps.fetch,
+      logger: logger.child({ component: "core" }),
+    });
+    if (config.slack) progress(`checking Slack at ${config.slack.apiUrl}…`);
+    const platforms = await createPlatforms(deps, core.assistant);
+    undo.push(() => platforms.stop());
+    const links: PlatformLink[] = [];
+    if (platforms.telegram) {
+      links.push(
+        linkTelegram(platforms.telegram, {
+          clock,
+          apiRoot: config.telegram?.apiRoot ?? "",
+          logger: logger.child({ platform: "telegram" }),
+          ...(options.platformTimeoutMs ? { connectTimeoutMs: options.platformTimeoutMs } : {}),
+        }),
+      );
+    }
+    if (platforms.slack) {
+      links.push(
+        linkSlack(platforms.slack, {
+          clock,
+          logger: logger.child({ platform: "slack" }),
+          ...(options.platformTimeoutMs ? { connectTimeoutMs: options.platformTimeoutMs } : {}),
+        }),
+      );
+    }
+    undo.push(() => Promise.all(links.map((link) => link.stop())));
+
+    const metrics = createMetrics({
+      db,
+      model: core.model,
+      floodGates: platforms.floodGates,
+      scheduler: {
+        get lastTickAt() {
+          return scheduler.lastTickAt;
+        },
+      },
+    });
+    const outbox = createOutbox(deps, platforms.senders, metrics);
+    const scheduler = createScheduler({
+      db,
+      clock,
+      deliver: outbox,
+      model: core.model,
+      // Ahead of each slot, so the slot's own refresh step finds the user's sources fresh.
+      refreshSources: async (user, deadline) => core.ports.sources.refresh?.(user, deadline),
+      staleAfterMinutes: config.briefing.staleAfterMinutes,
+      logger: logger.child({ component: "scheduler" }),
+      observer: metrics,
+      runner: core.generateBriefing,
+    });
+
+    const statusLogger = logger.child({ component: "health" });
+    const endpoints = watchModelEndpoints(config.models.endpoints, {
+      fetch: deps.fetch,
+      clock,
+      logger: statusLogger,
+    });
+    const routes: Record<string, RouteHandler> = {};
+    if (platforms.telegram?.webhookHandler) routes["/telegram/webhook"] = platforms.telegram.webhookHandler;
+    if (platforms.slack && platforms.slackEventsPath && !config.slack?.appToken)
+      routes[platforms.slackEventsPath] = platforms.slack.requestHandler;
+    const http = createHttpServer({
+      routes,
+      health: createHealthCheck({
+        clock,
+        pingDatabase: () => database.ping(),
+        scheduler,
+        platforms: () => Object.fromEntries(links.map((link) => [link.name, link.health()])),
+        models: () => endpoints.health(),
+      }),
+      metrics: () => metrics.render(),
+      logger,
+    });
+    const port = await listenOrExplain(http, config.port);
+    undo.push(() => http.close());
+
+    // Platforms connect (bounded) while the model endpoints are probed for the summary.
+    for (const link of links)
+      progress(
+        `connecting to ${link.name === "telegram" ? `Telegram at ${config.telegram?.apiRoot}` : "Slack"}…`,
+      );
+    const [connections, modelLines] = await Promise.all([
+      Promise.all(links.map(async (link) => ({ link, outcome: await link.connect() }))),
+      describeModels(config, deps.fetch),
+    ]);
+
+    scheduler.start();
+    undo.push(() => scheduler.stop());
+    const databaseWatch = watchDatabase(() => database.ping(), { clock, logger: statusLogger });
+    undo.push(() => databaseWatch.stop());
+
+    const syncLogger = logger.child({ component: "sync" });
+    const loops = [
+      startCalendarSync({
+        db,
+        fetch: deps.fetch,
+        clock,
+        network: config.sources,
+        intervalMs: config.sync.calendarMinutes * MINUTE,
+        logger: syncLogger,
+      }),
+      startFeedSync({
+        db,
+        fetch: deps.fetch,
+        clock,
+        network: config.sources,
+        intervalMs: config.sync.feedMinutes * MINUTE,
+        logger: syncLogger,
+      }),
+      startWeatherSync({
+        db,
+        fetch: deps.fetch,
+        clock,
+        forecastUrl: config.openMeteo.forecastUrl,
+        intervalMs: config.sync.weatherMinutes * MINUTE,
+        logger: syncLogger,
+      }),
+      startPeriodicSync({
+        name: "maintenance",
+        intervalMs: MAINTENANCE_INTERVAL_MS,
+        logger: syncLogger,
+        run: async () => {
+          const now = clock.now();
+          const expired = await expirePendingActions(db, now);
+          const { archivedRuns } = await rollUpOldRuns(db, {
+            now,
+            retentionDays: config.briefing.retentionDays,
+          });
+          if (expired > 0 || archivedRuns.length > 0) {
+            syncLogger.info(
+              { expired, archived: archivedRuns.length },
+              "maintenance: expired confirmations, archived runs",
+            );
+          }
+        },
+      }),
+    ];
+
+    const degraded = (name: string) => {
+      const found = connections.find((connection) => connection.link.name === name)?.outcome;
+      return found && !found.connected
+        ? ` — UNREACHABLE at start (${found.reason}); retrying in the background, /healthz answers 503 until it connects`
+        : "";
+    };
+    const summary = [
+      "briefbot is running",
+      `  database   ${describeDatabase(database)}`,
+      `  http       http://0.0.0.0:${port} (/healthz, /metrics${Object.keys(routes)
+        .map((path) => `, ${path}`)
+        .join("")})`,
+      ...modelLines,
+      `  telegram   ${
+        config.telegram
+          ? `on (${config.telegram.webhookUrl ? `webhook ${config.telegram.webhookUrl}` : "long polling"})${degraded("telegram")}`
+          : "off (set TELEGRAM_BOT_TOKEN to enable)"
+      }`,
+      `  slack      ${
+        config.slack
+          ? `on (${config.slack.appToken ? "Socket Mode" : `HTTP at ${platforms.slackEventsPath}`})${degraded("slack")}`
+          : "off (set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET to enable)"
+      }`,
+      `  syncs      calendars every ${config.sync.calendarMinutes} min, feeds every ${config.sync.feedMinutes} min, weather every ${config.sync.weatherMinutes} min`,
+    ];
+
+    return {
+      summary,
+      port,
+      async stop() {
+        // Stop taking work first, then let what is in flight finish, then close the doors.
+        await scheduler.stop();
+        await outbox.drain();
+        await Promise.allSettled(loops.map((loop) => loop.stop()));
+        await databaseWatch.stop();
+        await Promise.allSettled(links.map((link) => link.stop()));
+        await platforms.stop();
+        await http.close();
+      },
+    };
+  } catch (error) {
+    await rollback();
+    throw error;
+  }
+}
+
+/** The port is the operator's to free or change; say which. */
+async function listenOrExplain(http: ReturnType<typeof createHttpServer>, port: number): Promise<number> {
+  try {
+    return await http.listen(port);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE")
+      throw new StartError(
+        `port ${port} is already in use; stop what listens there or set PORT to a free port`,
+      );
+    if (code === "EACCES")
+      throw new StartError(`port ${port} needs privileges this user does not have; set PORT above 1023`);
+    throw error;
+  }
+}
+
+function describeDatabase(database: OpenDatabase): string {
+  if (database.kind === "postgres") return `PostgreSQL ${database.location}`;
+  const served = database.socketPath ? `; CLI commands work through ${database.socketPath}` : "";
+  return `embedded PGlite in ${database.location}${served}`;
 }
 
 /** One line per route, with what a probe of its endpoint found, so a dead Ollama is visible at start. */

@@ -53,6 +53,15 @@ export async function addFeed(
   throw new FeedExistsError(existing);
 }
 
+/** Unsubscribes: the feed and (by cascade) its items go. False when the user has no such feed. */
+export async function removeFeed(db: Database, userId: number, id: number): Promise<boolean> {
+  const deleted = await db
+    .delete(feeds)
+    .where(and(eq(feeds.id, id), eq(feeds.userId, userId)))
+    .returning({ id: feeds.id });
+  return deleted.length > 0;
+}
+
 export async function getFeed(db: Database, id: number): Promise<Feed | undefined> {
   const [feed] = await db.select().from(feeds).where(eq(feeds.id, id));
   return feed;

@@ -22,10 +22,35 @@ export interface CliContext {
   fetch: typeof fetch;
 }
 
-export type ContextFactory = () => Promise<CliContext>;
+/** What a command needs of its context beyond the defaults. */
+export interface ContextOptions {
+  /**
+   * "bot": this process becomes the owner of the embedded database (`start`). Other commands work through
+   * a running bot's socket, or own the folder themselves while no bot runs.
+   */
+  role?: "bot" | "cli";
+  /** False for commands that never touch the database (`models`): none is opened. */
+  database?: boolean;
+}
+
+export type ContextFactory = (options?: ContextOptions) => Promise<CliContext>;
 
 /** Adds one command family to the program; commands open the context lazily (only when they run). */
 export type RegisterCommands = (program: Command, context: ContextFactory) => void;
+
+/**
+ * A family `--help` can list without loading it: its module (and what that imports — Bolt, grammY, the
+ * calendar parser…) loads only when one of its commands runs.
+ */
+export interface LazyCommandFamily {
+  /** The top-level command it adds. */
+  name: string;
+  /** As the family's own module describes it (a test keeps the two equal). */
+  description: string;
+  load(): Promise<RegisterCommands>;
+}
+
+export type CommandFamily = RegisterCommands | LazyCommandFamily;
 
 /** A bad input: printed as one line on stderr, exit code 2, nothing written. */
 export class CliError extends Error {
@@ -42,6 +67,7 @@ export class CliError extends Error {
 export async function withContext(
   context: ContextFactory,
   run: (ctx: CliContext) => Promise<void>,
+  options?: ContextOptions,
 ): Promise<void> {
-  await run(await context());
+  await run(await context(options));
 }

@@ -200,7 +200,7 @@ export type Environment = Record<string, string | undefined>;
  */
 export function loadConfig(env: Environment, readFile: (path: string) => string): Config {
   const problems: string[] = [];
-  const vars = readEnvironment(env, problems);
+  const vars = readEnvironment(withSecretFiles(env, readFile, problems), problems);
 
   let file: ConfigFile | undefined;
   if (vars.BRIEFBOT_CONFIG) {
@@ -287,6 +287,43 @@ export function loadConfig(env: Environment, readFile: (path: string) => string)
 }
 
 type EnvVars = z.infer<typeof EnvSchema>;
+
+/** Variables that may come from a file instead (`TELEGRAM_BOT_TOKEN_FILE=/run/secrets/telegram`). */
+export const SECRET_VARIABLES = [
+  "DATABASE_URL",
+  "TELEGRAM_BOT_TOKEN",
+  "TELEGRAM_WEBHOOK_SECRET",
+  "SLACK_BOT_TOKEN",
+  "SLACK_SIGNING_SECRET",
+  "SLACK_APP_TOKEN",
+] as const;
+
+/**
+ * Docker and Kubernetes secrets arrive as files: `NAME_FILE` names one and its contents (without the
+ * trailing newline) become `NAME`, so tokens need not sit in the environment or the compose file.
+ */
+function withSecretFiles(
+  env: Environment,
+  readFile: (path: string) => string,
+  problems: string[],
+): Environment {
+  const resolved: Environment = { ...env };
+  for (const name of SECRET_VARIABLES) {
+    const path = env[`${name}_FILE`]?.trim();
+    if (!path) continue;
+    if (env[name]?.trim()) {
+      problems.push(`${name}_FILE: set ${name} or ${name}_FILE, not both`);
+      continue;
+    }
+    try {
+      resolved[name] = readFile(path).replace(/\r?\n$/, "");
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      problems.push(`${name}_FILE: cannot read ${path}${code ? ` (${code})` : ""}`);
+    }
+  }
+  return resolved;
+}
 
 /** Variable by variable, so one bad value neither hides the others nor the cross-checks after it. */
 function readEnvironment(env: Environment, problems: string[]): EnvVars {

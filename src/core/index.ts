@@ -40,3 +40,4 @@ export type {
 export { ModelError, withPreferredModel } from "./model.ts";
 export type * from "./ports.ts";
 export { type ReceiptBlock, receiptBlock, receiptBlocks } from "./receipt-lines.ts";
+export { redactAddress, redactAddressesIn } from "./redact.ts";

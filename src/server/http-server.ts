@@ -5,14 +5,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { errorMessage } from "../core/errors.ts";
-import type { HealthReport } from "./health.ts";
 
 export type RouteHandler = (request: IncomingMessage, response: ServerResponse) => void | Promise<void>;
 
 export interface HttpServerOptions {
   /** Exact paths, e.g. `{ "/telegram/webhook": handler }`. `/healthz` and `/metrics` are reserved. */
   routes?: Record<string, RouteHandler>;
-  health: () => Promise<HealthReport>;
+  /** The health report (`createHealthCheck`); `ok: false` answers 503. */
+  health: () => Promise<{ ok: boolean }>;
   /** Prometheus text exposition and its content type. */
   metrics: () => Promise<{ contentType: string; body: string }>;
   logger?: { error?(details: object, message: string): void };

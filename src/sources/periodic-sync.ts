@@ -5,6 +5,7 @@
 
 import { errorMessage } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
+import { redactAddressesIn } from "../core/redact.ts";
 
 export { errorMessage };
 
@@ -35,7 +36,7 @@ export function startPeriodicSync(options: {
       .run()
       .catch((error: unknown) => {
         options.logger?.warn(
-          { sync: options.name, error: errorMessage(error) },
+          { sync: options.name, error: redactAddressesIn(errorMessage(error)) },
           `${options.name} sync failed`,
         );
       })

@@ -31,6 +31,7 @@ describeEachDatabase("briefbot calendar and event commands", (getDb) => {
       database: {
         db,
         kind: "pglite",
+        access: "memory",
         location: "test",
         migrate: async () => {},
         ping: async () => {},
@@ -73,7 +74,7 @@ describeEachDatabase("briefbot calendar and event commands", (getDb) => {
     const synced = await run(db, "calendar", "sync", "--user", user.name);
     expect(synced.progress).toEqual([
       expect.stringMatching(/^\[1\/2\] .* · .*outlook-work\.ics: synced: /),
-      expect.stringMatching(/^\[2\/2\] .*work\.ics: unchanged since the last sync/),
+      expect.stringMatching(/^\[2\/2\] .*\/work\.ic…: unchanged since the last sync/),
     ]);
     expect(synced.lines).toEqual(["synced 2/2 calendars"]);
 

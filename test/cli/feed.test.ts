@@ -45,10 +45,14 @@ describeEachDatabase("briefbot feed", (getDb) => {
       "tech",
     );
     expect(added).toMatchObject({ code: 0, stderr: "" });
-    expect(added.stdout).toMatch(/^added feed \d+ \(http:\/\/127\.0\.0\.1:\d+\/news\.xml\): 2 items\n$/);
+    expect(added.stdout).toMatch(
+      /^added feed \d+ "CLI News" \(http:\/\/127\.0\.0\.1:\d+\/news\.xm…\): 2 items\n$/,
+    );
 
     const listed = await run("feed", "list", "--user", user.name);
-    expect(listed.stdout).toContain("CLI News  2 items  synced 2025-06-02 08:00 UTC  [world, tech]");
+    expect(listed.stdout).toMatch(
+      /CLI News \(http:\/\/127\.0\.0\.1:\d+\/news\.xm…\) {2}2 items {2}synced 2025-06-02 08:00 UTC {2}\[world, tech\]/,
+    );
     const json = JSON.parse((await run("feed", "list", "--user", user.name, "--json")).stdout) as {
       title: string;
       topics: string[];
@@ -57,23 +61,22 @@ describeEachDatabase("briefbot feed", (getDb) => {
 
     const synced = await run("feed", "sync", "--user", user.name);
     expect(synced.code).toBe(0);
-    expect(synced.stderr).toMatch(/\[1\/1\] http:\/\/127\.0\.0\.1:\d+\/news\.xml: 2 items \(0 new\)/);
+    expect(synced.stderr).toMatch(/\[1\/1\] http:\/\/127\.0\.0\.1:\d+\/news\.xm…: 2 items \(0 new\)/);
     expect(synced.stdout).toBe("synced 1 feed: 1 ok, 0 failed\n");
   });
 
-  it("adds a feed whose first sync fails, showing the error, and lists it", async () => {
+  it("refuses a feed whose server is failing now with exit code 1 (try later), storing nothing", async () => {
     const user = await createTestUser(getDb());
     const added = await run("feed", "add", "--user", user.name, `${server.url}/down.xml`);
-    expect(added.code).toBe(0);
-    expect(added.stdout).toContain("but the first sync failed:");
-    expect(added.stdout).toContain("HTTP 502");
-    expect((await run("feed", "list", "--user", user.name)).stdout).toContain("error:");
-    const synced = await run("feed", "sync", "--user", user.name);
-    expect(synced.stdout).toBe("synced 1 feed: 0 ok, 1 failed\n");
-    expect(synced.stderr).toContain("failed: ");
+    expect(added.code).toBe(1);
+    expect(added.stdout).toBe("");
+    expect(added.stderr).toMatch(
+      /^briefbot: not added: http:\/\/127\.0\.0\.1:\d+\/down\.xm… is not a usable feed: server answered HTTP 502 Bad Gateway\n$/,
+    );
+    expect(await listFeeds(getDb(), { userId: user.id })).toEqual([]);
   });
 
-  it("without sources.allow_hosts in BRIEFBOT_CONFIG, a feed on 127.0.0.1 is refused and the refusal recorded", async () => {
+  it("without sources.allow_hosts in BRIEFBOT_CONFIG, a feed on 127.0.0.1 is refused at add time and nothing stored", async () => {
     const strict = cliHarness(getDb, {
       families: [registerFeedCommands],
       clock: fixedClock("2025-06-02T08:00:00Z"),
@@ -81,13 +84,12 @@ describeEachDatabase("briefbot feed", (getDb) => {
     const user = await createTestUser(getDb());
     const asked = server.requestsTo("/news.xml").length;
     const added = await strict("feed", "add", "--user", user.name, `${server.url}/news.xml`);
-    expect(added.code).toBe(0);
-    expect(added.stdout).toContain(
-      "but the first sync failed: " +
-        `${server.url}/news.xml: refused: 127.0.0.1 is a loopback address (allow it with sources.allow_private_networks or sources.allow_hosts in BRIEFBOT_CONFIG)`,
+    expect(added.code).toBe(2);
+    expect(added.stderr).toContain(
+      "refused: 127.0.0.1 is a loopback address (allow it with sources.allow_private_networks or sources.allow_hosts in BRIEFBOT_CONFIG)",
     );
     expect(server.requestsTo("/news.xml")).toHaveLength(asked);
-    expect((await strict("feed", "list", "--user", user.name)).stdout).toContain("error: ");
+    expect(await listFeeds(getDb(), { userId: user.id })).toEqual([]);
   });
 
   it("refuses bad input with one clear line and writes nothing", async () => {

@@ -6,7 +6,12 @@ import { afterAll, describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "../..");
 const dataDir = mkdtempSync(join(tmpdir(), "briefbot-start-"));
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+const children = new Set<ChildProcess>();
+afterAll(() => {
+  // A failed assertion must not leave a bot running.
+  for (const child of children) child.kill("SIGKILL");
+  rmSync(dataDir, { recursive: true, force: true });
+});
 
 /** The real binary, as `npm start` runs it, with nothing configured but a fresh data folder. */
 function briefbot(args: string[], env: Record<string, string> = {}): ChildProcess {
@@ -15,11 +20,14 @@ function briefbot(args: string[], env: Record<string, string> = {}): ChildProces
       ([key]) => !/^(DATABASE_URL|TELEGRAM_|SLACK_|OLLAMA_|BRIEFBOT_|OPEN_METEO)/.test(key),
     ),
   );
-  return spawn(process.execPath, [join(root, "bin/briefbot.js"), ...args], {
+  const child = spawn(process.execPath, [join(root, "bin/briefbot.js"), ...args], {
     cwd: root,
     env: { ...clean, BRIEFBOT_DATA_DIR: dataDir, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  children.add(child);
+  child.on("exit", () => children.delete(child));
+  return child;
 }
 
 function collect(child: ChildProcess): { output: () => string; exited: Promise<number | null> } {
@@ -42,13 +50,13 @@ async function waitFor(predicate: () => boolean, what: string, timeoutMs = 180_0
   }
 }
 
-// Each test spawns real processes (tsx start-up, PGlite initdb): slow on a loaded two-core machine.
+// Each test spawns real processes (PGlite initdb on the first start): slow on a loaded two-core machine.
 describe("briefbot start", { timeout: 240_000 }, () => {
   it("starts on embedded PGlite with no configuration, says what runs, and stops cleanly on SIGINT", async () => {
     const port = String(40_000 + Math.floor(Math.random() * 20_000));
     const child = briefbot(["start"], { PORT: port, OLLAMA_HOST: "127.0.0.1:9" });
     const run = collect(child);
-    await waitFor(() => run.output().includes("briefbot is running"), "the start-up summary");
+    await waitFor(() => run.output().includes("  syncs      "), "the start-up summary");
     expect(run.output()).toContain(`embedded PGlite in ${dataDir}`);
     expect(run.output()).toContain("telegram   off (set TELEGRAM_BOT_TOKEN to enable)");
     // Nothing listens on the port we point OLLAMA_HOST at: the operator is told at start, not at 07:00.
@@ -67,9 +75,9 @@ describe("briefbot start", { timeout: 240_000 }, () => {
     );
     expect(await run.exited).toBe(2);
     expect(run.output().trim().split("\n")).toEqual([
-      "PORT: must be a port number",
-      "TELEGRAM_BOT_TOKEN: required when TELEGRAM_WEBHOOK_URL is set",
-      "TELEGRAM_WEBHOOK_SECRET: required in webhook mode, so forged updates are refused",
+      "briefbot: PORT: must be a port number",
+      "briefbot: TELEGRAM_BOT_TOKEN: required when TELEGRAM_WEBHOOK_URL is set",
+      "briefbot: TELEGRAM_WEBHOOK_SECRET: required in webhook mode, so forged updates are refused",
     ]);
   });
 

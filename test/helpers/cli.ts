@@ -48,6 +48,7 @@ export function cliHarness(getDb: () => Database, options: CliHarnessOptions = {
           return getDb();
         },
         kind: "pglite",
+        access: "memory",
         location: "test",
         migrate: async () => {},
         ping: async () => {},

@@ -20,6 +20,7 @@ import {
 } from "../../../db/queries/events.ts";
 import { findUserByName } from "../../../db/queries/users.ts";
 import type { User } from "../../../db/schema/index.ts";
+import { redactAddress, redactAddressesIn } from "../../core/redact.ts";
 import { isHttpSource, normalizeCalendarSource } from "../../sources/calendar/fetch-calendar.ts";
 import {
   type CalendarSyncResult,
@@ -27,10 +28,22 @@ import {
   syncCalendar,
 } from "../../sources/calendar/sync-calendar.ts";
 import { CliError, type RegisterCommands, withContext } from "../context.ts";
+import { probeCalendar } from "../source-probe.ts";
 
 interface CalendarOptions {
   user?: string;
   json?: boolean;
+  showSecrets?: boolean;
+}
+
+const SHOW_SECRETS = "show calendar addresses in full (anyone who has one can read the calendar)";
+
+/** Secret addresses are shown redacted unless the owner asks for them. */
+function shower(options: CalendarOptions) {
+  return {
+    address: options.showSecrets ? (address: string) => address : redactAddress,
+    text: options.showSecrets ? (text: string) => text : redactAddressesIn,
+  };
 }
 
 export const registerCalendarCommands: RegisterCommands = (program, context) => {
@@ -40,19 +53,31 @@ export const registerCalendarCommands: RegisterCommands = (program, context) => 
 
   calendar
     .command("add <url-or-file>")
-    .description("subscribe a user to a secret ICS address or a local .ics file, and sync it now")
+    .description(
+      "subscribe a user to a secret ICS address or a local .ics file (fetched and parsed first: one that fails is not added)",
+    )
     .requiredOption("--user <name>", "whose calendar")
     .option("--json", "machine-readable output")
+    .option("--show-secrets", SHOW_SECRETS)
     .action((input: string, options: CalendarOptions) =>
       withContext(context, async (ctx) => {
         const owner = await requireUser(ctx.db, options.user ?? "");
-        const source = validateSource(input);
+        const show = shower(options);
+        const source = validateSource(input, show.address);
+        if ((await listCalendars(ctx.db, owner.id)).some((row) => row.source === source))
+          throw new CliError(`${owner.name} is already subscribed to ${show.address(source)}`);
+        await probeCalendar(source, owner.timeZone, {
+          fetch: ctx.fetch,
+          now: ctx.clock.now(),
+          network: ctx.config.sources,
+          showSecrets: options.showSecrets ?? false,
+        });
         let added: Awaited<ReturnType<typeof addCalendar>>;
         try {
           added = await addCalendar(ctx.db, { userId: owner.id, source });
         } catch (error) {
           if (error instanceof CalendarExistsError)
-            throw new CliError(`${owner.name} is already subscribed to ${source}`);
+            throw new CliError(`${owner.name} is already subscribed to ${show.address(source)}`);
           throw error;
         }
         const result = await syncCalendar(ctx.db, added.id, {
@@ -60,9 +85,19 @@ export const registerCalendarCommands: RegisterCommands = (program, context) => 
           clock: ctx.clock,
           network: ctx.config.sources,
         });
-        if (options.json) return ctx.out.json({ calendarId: added.id, source, sync: result });
-        ctx.out.line(`added calendar ${added.id} for ${owner.name}: ${source}`);
-        ctx.out.line(describeResult(result));
+        if (options.json) {
+          return ctx.out.json({
+            calendarId: added.id,
+            source: show.address(source),
+            sync: {
+              ...result,
+              source: show.address(result.source),
+              ...(result.error ? { error: show.text(result.error) } : {}),
+            },
+          });
+        }
+        ctx.out.line(`added calendar ${added.id} for ${owner.name}: ${show.address(source)}`);
+        ctx.out.line(describeResult(result, show.text));
       }),
     );
 
@@ -71,13 +106,23 @@ export const registerCalendarCommands: RegisterCommands = (program, context) => 
     .description("subscriptions with last sync time, event count, warnings and last error")
     .option("--user <name>", "only this user's calendars")
     .option("--json", "machine-readable output")
+    .option("--show-secrets", SHOW_SECRETS)
     .action((options: CalendarOptions) =>
       withContext(context, async (ctx) => {
         const owner = options.user === undefined ? undefined : await requireUser(ctx.db, options.user);
         const rows = await listCalendars(ctx.db, owner?.id);
-        if (options.json) return ctx.out.json(rows);
+        const show = shower(options);
+        if (options.json) {
+          return ctx.out.json(
+            rows.map((row) => ({
+              ...row,
+              source: show.address(row.source),
+              lastError: row.lastError === null ? null : show.text(row.lastError),
+            })),
+          );
+        }
         if (rows.length === 0) return ctx.out.line(owner ? `${owner.name} has no calendars` : "no calendars");
-        for (const row of rows) ctx.out.line(describeCalendar(row));
+        for (const row of rows) ctx.out.line(describeCalendar(row, show));
       }),
     );
 
@@ -86,8 +131,10 @@ export const registerCalendarCommands: RegisterCommands = (program, context) => 
     .description("sync calendars now")
     .option("--user <name>", "only this user's calendars")
     .option("--json", "machine-readable output")
+    .option("--show-secrets", SHOW_SECRETS)
     .action((options: CalendarOptions) =>
       withContext(context, async (ctx) => {
+        const show = shower(options);
         const owner = options.user === undefined ? undefined : await requireUser(ctx.db, options.user);
         const results = await syncAllCalendars(ctx.db, {
           fetch: ctx.fetch,
@@ -96,10 +143,18 @@ export const registerCalendarCommands: RegisterCommands = (program, context) => 
           ...(owner ? { userName: owner.name } : {}),
           onProgress: ({ index, total, result }) =>
             ctx.out.progress(
-              `[${index + 1}/${total}] ${result.userName} · ${result.source}: ${describeResult(result)}`,
+              `[${index + 1}/${total}] ${result.userName} · ${show.address(result.source)}: ${describeResult(result, show.text)}`,
             ),
         });
-        if (options.json) return ctx.out.json(results);
+        if (options.json) {
+          return ctx.out.json(
+            results.map((result) => ({
+              ...result,
+              source: show.address(result.source),
+              ...(result.error ? { error: show.text(result.error) } : {}),
+            })),
+          );
+        }
         const failed = results.filter((result) => result.status === "failed").length;
         ctx.out.line(
           results.length === 0
@@ -247,19 +302,19 @@ async function requireUser(db: Database, name: string): Promise<User> {
   return user;
 }
 
-function validateSource(input: string): string {
+function validateSource(input: string, show: (address: string) => string): string {
   const source = normalizeCalendarSource(input);
   if (isHttpSource(source)) {
     try {
       new URL(source);
     } catch {
-      throw new CliError(`"${input}" is not a valid http(s) address`);
+      throw new CliError(`"${show(input)}" is not a valid http(s) address`);
     }
     return source;
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) {
     throw new CliError(
-      `"${input}" is neither an http(s) address nor a file (only http, https and webcal are supported)`,
+      `"${show(input)}" is neither an http(s) address nor a file (only http, https and webcal are supported)`,
     );
   }
   const path = resolve(source);
@@ -302,23 +357,29 @@ function positiveInt(option: string, value: string): number {
   return parsed;
 }
 
-function describeResult(result: CalendarSyncResult): string {
-  const warnings =
-    result.warnings.length > 0 ? ` (${result.warnings.length} warnings: ${result.warnings[0]})` : "";
+function describeResult(result: CalendarSyncResult, showText: (text: string) => string): string {
+  const warnings = result.warnings.length > 0 ? ` (${describeWarnings(result.warnings)})` : "";
   if (result.status === "updated")
     return `synced: ${result.eventCount} events in the next two weeks${warnings}`;
   if (result.status === "not-modified") return `unchanged since the last sync (${result.eventCount} events)`;
-  return `sync failed, last good events kept: ${result.error}`;
+  return `sync failed, last good events kept: ${showText(result.error ?? "unknown error")}`;
 }
 
-function describeCalendar(row: CalendarWithOwner): string {
+/** "1 warning: …", "3 warnings: first; second; and 1 more". */
+function describeWarnings(warnings: string[]): string {
+  const shown = warnings.slice(0, 2).join("; ");
+  const more = warnings.length > 2 ? `; and ${warnings.length - 2} more` : "";
+  return `${warnings.length} warning${warnings.length === 1 ? "" : "s"}: ${shown}${more}`;
+}
+
+function describeCalendar(row: CalendarWithOwner, show: ReturnType<typeof shower>): string {
   const name = row.name ? ` "${row.name}"` : "";
   const synced = row.lastSyncAt
     ? `last sync ${DateTime.fromJSDate(row.lastSyncAt, { zone: row.userTimeZone }).toFormat("yyyy-MM-dd HH:mm")}`
     : "never synced";
-  const warnings = row.lastWarnings.length > 0 ? ` · ${row.lastWarnings.length} warnings` : "";
-  const error = row.lastError ? ` · error: ${row.lastError}` : "";
-  return `${String(row.id).padStart(4)}  ${row.userName}${name} · ${row.source} · ${synced} · ${row.eventCount} events${warnings}${error}`;
+  const warnings = row.lastWarnings.length > 0 ? ` · ${describeWarnings(row.lastWarnings)}` : "";
+  const error = row.lastError ? ` · error: ${show.text(row.lastError)}` : "";
+  return `${String(row.id).padStart(4)}  ${row.userName}${name} · ${show.address(row.source)} · ${synced} · ${row.eventCount} events${warnings}${error}`;
 }
 
 function describeEvent(view: EventView): string {

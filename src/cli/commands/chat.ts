@@ -69,15 +69,29 @@ export async function runTerminalChat(
   input: Readable,
   out: Output,
 ): Promise<void> {
-  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })[Symbol.asyncIterator]();
-  const next = async (): Promise<string | undefined> => {
+  // At a terminal the person sees where to type; piped input (scripts, tests) gets no prompts.
+  const interactive = input === process.stdin && process.stdin.isTTY === true;
+  const reader = createInterface({
+    input,
+    crlfDelay: Number.POSITIVE_INFINITY,
+    ...(interactive ? { output: process.stdout, terminal: true } : {}),
+  });
+  const lines = reader[Symbol.asyncIterator]();
+  const next = async (prompt = "you> "): Promise<string | undefined> => {
+    if (interactive) {
+      reader.setPrompt(prompt);
+      reader.prompt();
+    }
     const line = await lines.next();
     return line.done ? undefined : line.value;
   };
   let undoable: number[] = [];
   for (;;) {
     const text = (await next())?.trim();
-    if (!text || text === "/exit") return;
+    if (!text || text === "/exit") {
+      reader.close();
+      return;
+    }
     if (text === "/undo") {
       if (undoable.length === 0) out.line("assistant> There is nothing to undo.");
       // Latest first, so an update is undone before the creation it changed.
@@ -90,7 +104,7 @@ export async function runTerminalChat(
     undoable = reply.changes.flatMap((change) => (change.undo ? [change.undo.id] : []));
     for (const pending of reply.pending) {
       out.line(`confirm> ${pending.summary} [y/N]`);
-      const answer = (await next())?.trim().toLowerCase() ?? "";
+      const answer = (await next("y/N> "))?.trim().toLowerCase() ?? "";
       const outcome = await assistant.resolveConfirmation(
         userId,
         pending.id,

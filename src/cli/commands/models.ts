@@ -198,7 +198,25 @@ function formatRoute(route: RouteInspection, inspection: ModelsInspection): stri
   return lines;
 }
 
-/** `briefbot models [--json]`: exit code 1 when an endpoint is unreachable. */
+/** A route whose model its endpoint does not have (`/api/show` answered 404). */
+export function missingModels(
+  inspection: ModelsInspection,
+): Array<{ model: string; endpoint: string; url: string }> {
+  const urls = new Map(inspection.endpoints.map((endpoint) => [endpoint.name, endpoint]));
+  const missing = new Map<string, { model: string; endpoint: string; url: string }>();
+  for (const route of inspection.routes) {
+    const endpoint = urls.get(route.endpoint);
+    if (!endpoint?.reachable || !route.capabilityError?.startsWith("404")) continue;
+    missing.set(`${route.endpoint} ${route.model}`, {
+      model: route.model,
+      endpoint: route.endpoint,
+      url: endpoint.url,
+    });
+  }
+  return [...missing.values()];
+}
+
+/** `briefbot models [--json]`: exit code 1 when an endpoint is unreachable or a route's model is not pulled. */
 export const registerModelsCommand: RegisterCommands = (program, context) => {
   program
     .command("models")
@@ -211,18 +229,35 @@ export const registerModelsCommand: RegisterCommands = (program, context) => {
       "the running bot's /metrics, for per-endpoint utilisation (default: http://127.0.0.1:<PORT>/metrics)",
     )
     .action((flags: { json?: boolean; metricsUrl?: string }) =>
-      withContext(context, async (ctx) => {
-        const metricsUrl = flags.metricsUrl ?? `http://127.0.0.1:${ctx.config.port}/metrics`;
-        const [inspection, utilisation] = await Promise.all([
-          inspectModelRoutes({ routes: ctx.config.models, fetch: ctx.fetch }),
-          readUtilisation(metricsUrl, ctx.fetch),
-        ]);
-        if (flags.json) ctx.out.json({ ...inspection, utilisation });
-        else ctx.out.line(formatModelsReport(inspection, utilisation));
-        const down = inspection.endpoints.filter((endpoint) => !endpoint.reachable);
-        if (down.length > 0) {
-          throw new CliError(`unreachable: ${down.map((endpoint) => endpoint.name).join(", ")}`, 1);
-        }
-      }),
+      withContext(
+        context,
+        async (ctx) => {
+          const metricsUrl = flags.metricsUrl ?? `http://127.0.0.1:${ctx.config.port}/metrics`;
+          const [inspection, utilisation] = await Promise.all([
+            inspectModelRoutes({ routes: ctx.config.models, fetch: ctx.fetch }),
+            readUtilisation(metricsUrl, ctx.fetch),
+          ]);
+          if (flags.json) ctx.out.json({ ...inspection, utilisation });
+          else ctx.out.line(formatModelsReport(inspection, utilisation));
+          const missing = missingModels(inspection);
+          if (missing.length > 0 && !flags.json) {
+            ctx.out.line("");
+            ctx.out.line("Not pulled yet (briefings fall back to a plain digest until they are):");
+            for (const entry of missing)
+              ctx.out.line(`  OLLAMA_HOST=${entry.url} ollama pull ${entry.model}`);
+          }
+          const down = inspection.endpoints.filter((endpoint) => !endpoint.reachable);
+          const problems = [
+            ...(down.length > 0 ? [`unreachable: ${down.map((endpoint) => endpoint.name).join(", ")}`] : []),
+            ...(missing.length > 0
+              ? [
+                  `not pulled: ${missing.map((entry) => `${entry.model} on ${entry.endpoint}`).join(", ")} (ollama pull)`,
+                ]
+              : []),
+          ];
+          if (problems.length > 0) throw new CliError(problems.join("; "), 1);
+        },
+        { database: false },
+      ),
     );
 };

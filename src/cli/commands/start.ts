@@ -8,17 +8,26 @@ export const registerStartCommand: RegisterCommands = (program, context) => {
     .command("start")
     .description("run the bot: scheduler, syncs, HTTP endpoints and the configured platforms")
     .action(() =>
-      withContext(context, async (ctx) => {
-        const logger = createLogger(ctx.config.logLevel);
-        const app = await startApp({ ...ctx, logger });
-        for (const line of app.summary) ctx.out.line(line);
-        const signal = await new Promise<NodeJS.Signals>((resolve) => {
-          process.once("SIGINT", () => resolve("SIGINT"));
-          process.once("SIGTERM", () => resolve("SIGTERM"));
-        });
-        ctx.out.line(`${signal}: shutting down…`);
-        await app.stop();
-        ctx.out.line("stopped cleanly");
-      }),
+      withContext(
+        context,
+        async (ctx) => {
+          const logger = createLogger(ctx.config.logLevel);
+          const app = await startApp(
+            { ...ctx, logger },
+            { progress: (line) => ctx.out.line(`briefbot: ${line}`) },
+          );
+          const [first, ...rest] = app.summary;
+          ctx.out.line(`${first} (ready ${process.uptime().toFixed(1)} s after launch)`);
+          for (const line of rest) ctx.out.line(line);
+          const signal = await new Promise<NodeJS.Signals>((resolve) => {
+            process.once("SIGINT", () => resolve("SIGINT"));
+            process.once("SIGTERM", () => resolve("SIGTERM"));
+          });
+          ctx.out.line(`${signal}: shutting down…`);
+          await app.stop();
+          ctx.out.line("stopped cleanly");
+        },
+        { role: "bot" },
+      ),
     );
 };

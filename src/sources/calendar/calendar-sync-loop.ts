@@ -1,5 +1,6 @@
 import type { Database } from "../../../db/client.ts";
 import type { Clock } from "../../core/clock.ts";
+import { redactAddressesIn } from "../../core/redact.ts";
 import type { FetchFunction } from "../http-cache-fetch.ts";
 import type { NetworkPolicy } from "../network/address-policy.ts";
 import { type PeriodicSync, type SyncLogger, startPeriodicSync } from "../periodic-sync.ts";
@@ -31,7 +32,12 @@ export function startCalendarSync(options: {
       const failed = results.filter((result) => result.status === "failed");
       for (const result of failed) {
         logger?.warn(
-          { calendarId: result.calendarId, user: result.userName, error: result.error },
+          // The error quotes the secret address; logs get it redacted.
+          {
+            calendarId: result.calendarId,
+            user: result.userName,
+            error: redactAddressesIn(result.error ?? ""),
+          },
           "calendar sync failed",
         );
       }

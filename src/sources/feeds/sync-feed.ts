@@ -13,6 +13,7 @@ import {
 import { findUserByName } from "../../../db/queries/users.ts";
 import type { Feed } from "../../../db/schema/index.ts";
 import type { Clock } from "../../core/clock.ts";
+import { redactAddress, redactAddressesIn } from "../../core/redact.ts";
 import { type FetchFunction, fetchWithCache } from "../http-cache-fetch.ts";
 import type { NetworkPolicy } from "../network/address-policy.ts";
 import { errorMessage, type PeriodicSync, type SyncLogger, startPeriodicSync } from "../periodic-sync.ts";
@@ -35,7 +36,7 @@ export type FeedSyncResult =
   | { feedId: number; url: string; status: "not-modified"; itemCount: number }
   | { feedId: number; url: string; status: "error"; itemCount: number; error: string };
 
-const REQUEST_HEADERS = {
+export const FEED_REQUEST_HEADERS = {
   Accept:
     "application/rss+xml, application/atom+xml, application/feed+json, application/json;q=0.9, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5",
   "User-Agent": "briefbot/0.1 (feed reader)",
@@ -53,7 +54,7 @@ async function syncLoadedFeed(db: Database, feed: Feed, deps: FeedSyncDeps): Pro
     const response = await fetchWithCache(deps.fetch, feed.url, {
       etag: feed.etag,
       lastModified: feed.lastModified,
-      headers: REQUEST_HEADERS,
+      headers: FEED_REQUEST_HEADERS,
       ...(deps.timeoutMs === undefined ? {} : { timeoutMs: deps.timeoutMs }),
       ...(deps.maxBytes === undefined ? {} : { maxBytes: deps.maxBytes }),
       ...(deps.network === undefined ? {} : { network: deps.network }),
@@ -149,7 +150,11 @@ export function startFeedSync(options: FeedSyncLoopOptions): PeriodicSync {
       const results = await syncAllFeeds(db, options);
       for (const result of results) {
         if (result.status === "error")
-          logger?.warn({ feedId: result.feedId, url: result.url, error: result.error }, "feed sync failed");
+          logger?.warn(
+            // Private feeds carry tokens in their address; logs get it redacted.
+            { feedId: result.feedId, url: redactAddress(result.url), error: redactAddressesIn(result.error) },
+            "feed sync failed",
+          );
       }
       const changed = results.filter((result) => result.status === "ok").length;
       logger?.info({ feeds: results.length, changed }, "feeds synced");

@@ -1,0 +1,124 @@
+/**
+ * Slack's side of start-up and health. Bolt needs `auth.test` before the app exists, so Slack fails fast:
+ * a refused token or an unreachable API within the bound is a `StartError` (the restart policy tries again
+ * later). Once running, `auth.test` every minute (more often while failing) keeps `/healthz` honest; Socket
+ * Mode reconnects by itself.
+ */
+import type { SlackApp } from "../../bots/slack/index.ts";
+import type { Clock } from "../core/clock.ts";
+import { errorMessage } from "../core/errors.ts";
+import { backoffDelay, pause } from "./backoff.ts";
+import { createComponentStatus, type StatusLogger } from "./component-status.ts";
+import { StartError } from "./start-error.ts";
+import type { PlatformLink } from "./telegram-link.ts";
+
+const REFUSED = new Set(["invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"]);
+
+/** Builds the Slack app within `timeoutMs`, turning Slack's refusals and silences into one-line start errors. */
+export async function createSlackWithin<T>(
+  create: Promise<T>,
+  apiUrl: string,
+  timeoutMs: number,
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(new StartError(`no answer from Slack at ${apiUrl} within ${Math.round(timeoutMs / 1000)} s`)),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([create, timeout]);
+  } catch (error) {
+    if (error instanceof StartError) throw error;
+    const refusal = slackRefusal(error);
+    if (refusal) {
+      throw new StartError(
+        `Slack refused SLACK_BOT_TOKEN (${refusal}); check the token in your Slack app`,
+        2,
+        {
+          cause: error,
+        },
+      );
+    }
+    throw new StartError(`cannot reach Slack at ${apiUrl}: ${errorMessage(error)}`, 1, { cause: error });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function linkSlack(
+  slack: SlackApp,
+  options: { clock: Clock; logger: StatusLogger; checkEveryMs?: number; connectTimeoutMs?: number },
+): PlatformLink {
+  const checkEveryMs = options.checkEveryMs ?? 60_000;
+  const status = createComponentStatus("slack", { clock: options.clock, logger: options.logger });
+  const stopping = new AbortController();
+  let checking: Promise<void> | undefined;
+
+  async function check(): Promise<boolean> {
+    try {
+      await slack.app.client.auth.test();
+      status.up("connected");
+      return true;
+    } catch (error) {
+      const refusal = slackRefusal(error);
+      status.down(
+        refusal ? "unauthorized" : "unreachable",
+        refusal ?? errorMessage(error),
+        refusal ? "error" : "warn",
+      );
+      return false;
+    }
+  }
+
+  function watch(): void {
+    checking = (async () => {
+      for (let failures = 0; !stopping.signal.aborted; ) {
+        const delay = failures === 0 ? checkEveryMs : backoffDelay(failures, { maxMs: checkEveryMs });
+        if (!(await pause(delay, stopping.signal))) return;
+        failures = (await check()) ? 0 : failures + 1;
+      }
+    })();
+  }
+
+  return {
+    name: "slack",
+    health: () => status.health(),
+    async connect() {
+      const timeoutMs = options.connectTimeoutMs ?? 20_000;
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([
+          slack.start(),
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(
+              () => reject(new Error(`no answer within ${Math.round(timeoutMs / 1000)} s`)),
+              timeoutMs,
+            );
+          }),
+        ]);
+        status.up("connected");
+        return { connected: true };
+      } catch (error) {
+        const reason = errorMessage(error);
+        status.down("unreachable", reason);
+        return { connected: false, reason };
+      } finally {
+        clearTimeout(timer);
+        watch();
+      }
+    },
+    async stop() {
+      stopping.abort();
+      await checking;
+    },
+  };
+}
+
+/** Slack's error code when the Web API refused our token, else undefined. */
+function slackRefusal(error: unknown): string | undefined {
+  const code = (error as { data?: { error?: unknown } })?.data?.error;
+  return typeof code === "string" && REFUSED.has(code) ? code : undefined;
+}

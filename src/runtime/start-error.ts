@@ -1,0 +1,15 @@
+/**
+ * A reason the bot cannot start: printed as one line ("briefbot: …") and the process exits with
+ * `exitCode` — 2 when the operator's configuration is wrong (a refused token), 1 for the environment (a
+ * busy port, an unreachable database).
+ */
+export class StartError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2 = 1,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "StartError";
+  }
+}

@@ -1,0 +1,200 @@
+/**
+ * Keeps the Telegram adapter connected and says how it stands.
+ *
+ * At start, `getMe` gets a bounded time: a refused token is a `StartError` (the process exits saying so);
+ * an API that does not answer lets the bot start degraded — the start-up summary says so, `/healthz` is
+ * 503 — while this keeps trying with backoff and starts polling (or sets the webhook) once it answers.
+ * After start, every API call's outcome updates the status, and a polling loop that grammY gave up on
+ * (401, 409 from a second instance) is restarted with backoff.
+ */
+import { GrammyError, HttpError } from "grammy";
+import type { TelegramBot } from "../../bots/telegram/index.ts";
+import type { Clock } from "../core/clock.ts";
+import { errorMessage } from "../core/errors.ts";
+import type { ComponentHealth } from "../server/health.ts";
+import { backoffDelay, pause } from "./backoff.ts";
+import { createComponentStatus, type StatusLogger } from "./component-status.ts";
+import { StartError } from "./start-error.ts";
+
+export interface PlatformLink {
+  readonly name: string;
+  health(): ComponentHealth;
+  /** The first connection, bounded in time. Throws a `StartError` when the platform refuses our token. */
+  connect(): Promise<{ connected: true } | { connected: false; reason: string }>;
+  stop(): Promise<void>;
+}
+
+export interface TelegramLinkOptions {
+  clock: Clock;
+  /** For messages: where the Bot API is (TELEGRAM_API_ROOT). */
+  apiRoot: string;
+  logger: StatusLogger;
+  /** How long start-up waits for Telegram before going on degraded. Default 10 s. */
+  connectTimeoutMs?: number;
+  /** Longest pause between reconnection attempts. Default 60 s. */
+  maxBackoffMs?: number;
+  /** How often a running polling loop (or, in webhook mode, the API) is checked. Default 5 s / 60 s. */
+  checkEveryMs?: number;
+}
+
+export function linkTelegram(telegram: TelegramBot, options: TelegramLinkOptions): PlatformLink {
+  const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  const webhookMode = telegram.webhookHandler !== undefined;
+  const checkEveryMs = options.checkEveryMs ?? (webhookMode ? 60_000 : 5_000);
+  const host = hostOf(options.apiRoot);
+  const status = createComponentStatus("telegram", { clock: options.clock, logger: options.logger });
+  const stopping = new AbortController();
+  let running = false;
+  /** Until the first start, `connect` and the reconnect loop report; afterwards every API call does. */
+  let everStarted = false;
+  let reconnecting: Promise<void> | undefined;
+  let watchdog: NodeJS.Timeout | undefined;
+
+  // Every API call reports on the connection: an answer means reachable, a network failure or a 5xx not.
+  telegram.bot.api.config.use(async (previous, method, payload, signal) => {
+    if (!everStarted) return previous(method, payload, signal);
+    try {
+      const result = await previous(method, payload, signal);
+      if (result.ok) {
+        if (running) status.up(webhookMode ? "webhook" : "polling");
+      } else if (result.error_code === 401) {
+        status.down("unauthorized", `${method}: ${result.description}`, "error");
+      } else if (result.error_code >= 500) {
+        status.down("unreachable", `${method}: ${result.error_code} ${result.description}`);
+      } else if (result.error_code === 409 && method === "getUpdates") {
+        status.down("conflict", result.description, "error");
+      }
+      return result;
+    } catch (error) {
+      if (!stopping.signal.aborted) status.down("unreachable", `${method}: ${describe(error)}`);
+      throw error;
+    }
+  });
+
+  /** getMe, then start polling or set the webhook. Resolves when running; rejects as grammY does. */
+  async function startOnce(signal: AbortSignal): Promise<void> {
+    // grammY types its signal with an AbortController shim; Node's is the same thing at run time.
+    await telegram.bot.init(signal as unknown as Parameters<typeof telegram.bot.init>[0]);
+    await telegram.start();
+    running = true;
+    everStarted = true;
+    status.up(webhookMode ? "webhook" : "polling");
+  }
+
+  function reconnectInBackground(): void {
+    if (reconnecting || stopping.signal.aborted) return;
+    running = false;
+    reconnecting = (async () => {
+      for (let attempt = 0; !stopping.signal.aborted; attempt += 1) {
+        if (!(await pause(backoffDelay(attempt, { maxMs: options.maxBackoffMs }), stopping.signal))) return;
+        try {
+          await startOnce(AbortSignal.any([stopping.signal, AbortSignal.timeout(connectTimeoutMs)]));
+          return;
+        } catch (error) {
+          if (stopping.signal.aborted) return;
+          const unauthorized = isUnauthorized(error);
+          status.down(
+            unauthorized ? "unauthorized" : "unreachable",
+            describe(error),
+            unauthorized ? "error" : "warn",
+          );
+        }
+      }
+    })().finally(() => {
+      reconnecting = undefined;
+    });
+  }
+
+  function watch(): void {
+    watchdog = setInterval(() => {
+      if (!running || reconnecting) return;
+      if (!webhookMode && !telegram.bot.isRunning()) {
+        // grammY stops polling for good on 401 and 409; anything else it retries itself.
+        const reason = status.health().error ?? "polling stopped";
+        status.down(status.health().ok ? "stopped" : status.health().state, reason, "error");
+        reconnectInBackground();
+      } else if (webhookMode) {
+        telegram.bot.api.getWebhookInfo().catch(() => {});
+      }
+    }, checkEveryMs);
+    watchdog.unref();
+  }
+
+  return {
+    name: "telegram",
+    health: () => status.health(),
+    async connect() {
+      let timer: NodeJS.Timeout | undefined;
+      const started = startOnce(AbortSignal.any([stopping.signal, AbortSignal.timeout(connectTimeoutMs)]));
+      const timedOut = new Promise<"timeout">((resolve) => {
+        timer = setTimeout(() => resolve("timeout"), connectTimeoutMs + 1_000);
+      });
+      try {
+        const outcome = await Promise.race([started.then(() => "started" as const), timedOut]);
+        watch();
+        if (outcome === "started") return { connected: true };
+        // getMe answered but polling (or setWebhook) has not come up yet; it goes on in the background.
+        const reason = `no answer from ${host} within ${Math.round(connectTimeoutMs / 1000)} s`;
+        status.down("connecting", reason);
+        started.catch(() => reconnectInBackground());
+        return { connected: false, reason };
+      } catch (error) {
+        if (isUnauthorized(error)) {
+          throw new StartError(
+            `Telegram refused TELEGRAM_BOT_TOKEN (${describe(error)}); check the token with @BotFather`,
+            2,
+            { cause: error },
+          );
+        }
+        const reason = `cannot reach ${host}: ${describe(error)}`;
+        status.down("unreachable", reason);
+        watch();
+        reconnectInBackground();
+        return { connected: false, reason };
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async stop() {
+      stopping.abort();
+      clearInterval(watchdog);
+      await reconnecting;
+    },
+  };
+}
+
+function isUnauthorized(error: unknown): boolean {
+  // A malformed token gets 404 Not Found from the real API; a wrong one 401 Unauthorized.
+  return error instanceof GrammyError && (error.error_code === 401 || error.error_code === 404);
+}
+
+function describe(error: unknown): string {
+  if (error instanceof GrammyError) return `${error.error_code} ${error.description}`;
+  if (error instanceof HttpError) return describeCause(error.error) ?? error.message;
+  return describeCause(error) ?? errorMessage(error);
+}
+
+/** fetch failures hide the reason (ECONNREFUSED, a timeout) in their cause. */
+function describeCause(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 4; depth += 1) {
+    const code = (current as NodeJS.ErrnoException).code;
+    if (code) return code;
+    // grammY's retry pause ends with "Aborted delay" when our deadline aborts it.
+    if (
+      current.name === "TimeoutError" ||
+      current.name === "AbortError" ||
+      current.message === "Aborted delay"
+    )
+      return "no answer in time";
+    current = current.cause;
+  }
+  return error instanceof Error ? error.message : undefined;
+}
+
+function hostOf(apiRoot: string): string {
+  try {
+    return new URL(apiRoot).host;
+  } catch {
+    return apiRoot;
+  }
+}
