@@ -63,7 +63,7 @@ describeEachDatabase("changes made in chat", (getDb) => {
       "how's my day?",
     );
 
-    const created = (reply.receipts[0]?.result as { created: { id: number } }).created.id;
+    const created = (reply.receipts[0]?.result as { created: { id: number } } | undefined)?.created.id ?? 0;
     expect(reply.text).toBe(`Your day looks manageable.\n✓ Created task ${created} "x".`);
     expect(reply.changes).toHaveLength(1);
     const undo = reply.changes[0]?.undo;
