@@ -98,13 +98,15 @@ export const updateTaskTool = defineTool({
   }),
   async describe(args, context) {
     const task = await requireTask(context, args.id);
+    const project =
+      task.projectId === null ? null : ((await projectNames(context)).get(task.projectId) ?? null);
     const changes = describeChanges([
       ["title", task.title, args.title],
       ["notes", task.notes, args.notes],
       ["due date", task.dueDate, args.due_date],
       ["due time", task.dueTime, args.due_time],
       ["priority", task.priority, args.priority],
-      ["project", task.projectId === null ? null : String(task.projectId), args.project],
+      ["project", project, args.project],
     ]);
     return `Change task ${task.id} "${task.title}": ${changes}`;
   },
