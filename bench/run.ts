@@ -6,6 +6,7 @@ import { cpus } from "node:os";
 import { runBriefingBench } from "./briefing.ts";
 import { runFanoutBench } from "./fanout.ts";
 import { runHostileBench } from "./hostile.ts";
+import { runHostileModelBench } from "./hostile-model.ts";
 import { runRoutingBench } from "./routing.ts";
 import { runStartupBench } from "./startup.ts";
 import type { BenchSection } from "./types.ts";
@@ -15,6 +16,7 @@ const benches: [string, () => Promise<BenchSection>][] = [
   ["briefing", runBriefingBench],
   ["fanout", runFanoutBench],
   ["hostile", runHostileBench],
+  ["hostile-model", runHostileModelBench],
   ["startup", runStartupBench],
 ];
 

@@ -66,6 +66,9 @@ export function buildCore(
       retentionDays: config.briefing.retentionDays,
       confirmationMinutes: config.briefing.confirmationMinutes,
       refreshDeadlineSeconds: config.briefing.refreshDeadlineSeconds,
+      runDeadlineSeconds: config.briefing.runDeadlineSeconds,
+      chatDeadlineSeconds: config.briefing.chatDeadlineSeconds,
+      undoMinutes: config.briefing.undoMinutes,
     },
   });
   return { ...core, model, ports };

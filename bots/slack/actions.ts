@@ -1,32 +1,37 @@
 /**
- * Buttons: Receipts (under a briefing) posts the run's receipts into its thread; Confirm / Cancel resolve a
- * destructive action. Only linked users get anywhere, and the core decides whose run or action it is.
+ * Buttons: Receipts (under a briefing) posts the run's receipts into its thread, a few pages at a time with
+ * More for the rest; Confirm / Cancel resolve a change waiting for the user; Undo takes back a change a reply
+ * reported. Only linked users get anywhere, and the core decides whose run or action it is.
  */
-import type { App, BlockAction, ButtonAction, webApi } from "@slack/bolt";
+import type { App, BlockAction, ButtonAction, RespondFn, types, webApi } from "@slack/bolt";
+import type { LinkedAccount } from "../../src/core/index.ts";
 import { findLinkedUser, refusalText } from "./access.ts";
-import { limitPages } from "./commands.ts";
 import {
   ACTION_CANCEL,
   ACTION_CONFIRM,
   ACTION_RECEIPTS,
+  ACTION_RECEIPTS_MORE,
+  ACTION_UNDO,
   escapeMrkdwn,
   fallbackText,
   receiptsMessages,
+  receiptsSlice,
+  undoBlock,
 } from "./format.ts";
 import type { SlackHandlerDeps } from "./handler-deps.ts";
 
-/** Receipts posted into a thread are capped so one press can't flood a channel. */
-const MAX_THREAD_PAGES = 10;
-
+/** Pages one press posts (into a thread, so one press can't flood it) or answers ephemerally. */
+const PAGES_PER_PRESS = 2;
 export function registerActions(app: App, deps: SlackHandlerDeps): void {
-  app.action<BlockAction<ButtonAction>>(ACTION_RECEIPTS, async ({ action, body, ack, respond, client }) => {
-    await ack();
-    const linked = await findLinkedUser(deps, body.user.id);
-    if (!linked) {
-      await respond({ response_type: "ephemeral", replace_original: false, text: refusalText(body.user.id) });
-      return;
-    }
-    const runId = Number(action.value);
+  /** Pages from `from` on, where the pressed message is: into its thread, or ephemerally. */
+  const showReceipts = async (
+    linked: LinkedAccount,
+    body: BlockAction<ButtonAction>,
+    respond: RespondFn,
+    client: webApi.WebClient,
+    runId: number,
+    from: number,
+  ) => {
     const view = Number.isInteger(runId) ? await deps.assistant.receipts(linked.user.id, runId) : undefined;
     if (!view) {
       await respond({
@@ -36,14 +41,18 @@ export function registerActions(app: App, deps: SlackHandlerDeps): void {
       });
       return;
     }
-    const place = messagePlace(body);
-    const pages = limitPages(
-      receiptsMessages(view, linked.user.timeZone, deps.clock.now()),
-      MAX_THREAD_PAGES,
-      view.run.id,
-    );
-    if (!place) {
-      for (const page of pages.slice(0, 5)) {
+    const all = receiptsMessages(view, linked.user.timeZone, deps.clock.now());
+    const pages = receiptsSlice(all, Math.min(from, all.length - 1), PAGES_PER_PRESS, view.run.id);
+    const place = body.container.is_ephemeral === true ? undefined : messagePlace(body);
+    for (const page of pages) {
+      if (place) {
+        await client.chat.postMessage({
+          channel: place.channel,
+          thread_ts: place.threadTs,
+          text: page.text,
+          blocks: page.blocks,
+        });
+      } else {
         await respond({
           response_type: "ephemeral",
           replace_original: false,
@@ -51,16 +60,63 @@ export function registerActions(app: App, deps: SlackHandlerDeps): void {
           blocks: page.blocks,
         });
       }
+    }
+  };
+
+  app.action<BlockAction<ButtonAction>>(ACTION_RECEIPTS, async ({ action, body, ack, respond, client }) => {
+    await ack();
+    const linked = await findLinkedUser(deps, body.user.id);
+    if (!linked) {
+      await respond({ response_type: "ephemeral", replace_original: false, text: refusalText(body.user.id) });
       return;
     }
-    for (const page of pages) {
-      await client.chat.postMessage({
-        channel: place.channel,
-        thread_ts: place.threadTs,
-        text: page.text,
-        blocks: page.blocks,
-      });
+    await showReceipts(linked, body, respond, client, Number(action.value), 0);
+  });
+
+  app.action<BlockAction<ButtonAction>>(
+    ACTION_RECEIPTS_MORE,
+    async ({ action, body, ack, respond, client }) => {
+      await ack();
+      const linked = await findLinkedUser(deps, body.user.id);
+      if (!linked) {
+        await respond({
+          response_type: "ephemeral",
+          replace_original: false,
+          text: refusalText(body.user.id),
+        });
+        return;
+      }
+      const [runId, page] = (action.value ?? "").split(":").map(Number);
+      await showReceipts(linked, body, respond, client, runId ?? Number.NaN, page ?? 0);
+    },
+  );
+
+  app.action<BlockAction<ButtonAction>>(ACTION_UNDO, async ({ action, body, ack, respond, client }) => {
+    await ack();
+    const linked = await findLinkedUser(deps, body.user.id);
+    if (!linked) {
+      await respond({ response_type: "ephemeral", replace_original: false, text: refusalText(body.user.id) });
+      return;
     }
+    const outcome = await deps.assistant.undo(linked.user.id, Number(action.value));
+    const place = messagePlace(body);
+    if (outcome.kind === "not-yours" || outcome.kind === "not-found" || !place || !body.message) {
+      await respond({ response_type: "ephemeral", replace_original: false, text: outcome.text });
+      return;
+    }
+    // The pressed button goes (it works once); the outcome is said in the same thread.
+    const blocks = withoutButton(body.message.blocks as types.KnownBlock[] | undefined, action.value);
+    await client.chat.update({
+      channel: place.channel,
+      ts: body.message.ts,
+      text: typeof body.message.text === "string" ? body.message.text : outcome.text,
+      blocks,
+    });
+    await client.chat.postMessage({
+      channel: place.channel,
+      thread_ts: place.threadTs,
+      text: fallbackText(outcome.text),
+    });
   });
 
   const resolve = (confirmed: boolean) =>
@@ -101,6 +157,12 @@ export function registerActions(app: App, deps: SlackHandlerDeps): void {
         return;
       }
       const mark = outcome.kind === "done" ? "✓" : outcome.kind === "cancelled" ? "✗" : "⌛";
+      const undo =
+        outcome.kind === "done" && outcome.undo
+          ? undoBlock([
+              { report: outcome.text.replace(/^Done: /, "").replace(/\.$/, ""), undo: outcome.undo },
+            ])
+          : undefined;
       await client.chat.update({
         channel: place.channel,
         ts: place.ts,
@@ -110,6 +172,7 @@ export function registerActions(app: App, deps: SlackHandlerDeps): void {
             type: "section",
             text: { type: "mrkdwn", text: `${mark} ${escapeMrkdwn(outcome.text).slice(0, 2900)}` },
           },
+          ...(undo ? [undo] : []),
         ],
       });
     };
@@ -125,4 +188,21 @@ function messagePlace(body: BlockAction<ButtonAction>): { channel: string; threa
   const threadTs = message?.thread_ts ?? message?.ts ?? body.container.message_ts;
   if (typeof channel !== "string" || typeof threadTs !== "string") return undefined;
   return { channel, threadTs };
+}
+
+/** The message's blocks without the button whose value was pressed (and without an actions block left empty). */
+function withoutButton(
+  blocks: types.KnownBlock[] | undefined,
+  value: string | undefined,
+): types.KnownBlock[] {
+  const kept: types.KnownBlock[] = [];
+  for (const block of blocks ?? []) {
+    if (block.type !== "actions") {
+      kept.push(block);
+      continue;
+    }
+    const elements = block.elements.filter((element) => !("value" in element) || element.value !== value);
+    if (elements.length > 0) kept.push({ ...block, elements } as types.ActionsBlock);
+  }
+  return kept;
 }

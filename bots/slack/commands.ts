@@ -15,11 +15,11 @@ import {
 import { findLinkedUser, refusalText } from "./access.ts";
 import { postBriefing } from "./delivery.ts";
 import { dmChannelOf } from "./dm-channels.ts";
-import { receiptsMessages, type SlackMessage } from "./format.ts";
+import { receiptsMessages, receiptsSlice } from "./format.ts";
 import { type SlackHandlerDeps, SORRY } from "./handler-deps.ts";
 
-/** A response_url takes at most 5 posts. */
-const MAX_RESPONSES = 5;
+/** A response_url takes at most 5 posts: four pages, and More for the next (whose press brings its own). */
+const PAGES_PER_RESPONSE = 4;
 
 export function registerCommands(app: App, deps: SlackHandlerDeps): void {
   app.command("/brief", async ({ command, ack, respond, client }) => {
@@ -88,34 +88,15 @@ async function respondWithReceipts(
     });
     return;
   }
-  const pages = limitPages(
+  const pages = receiptsSlice(
     receiptsMessages(view, linked.user.timeZone, deps.clock.now()),
-    MAX_RESPONSES,
+    0,
+    PAGES_PER_RESPONSE,
     view.run.id,
   );
   for (const page of pages) {
     await respond({ response_type: "ephemeral", text: page.text, blocks: page.blocks });
   }
-}
-
-/** Keeps the first `max` pages; the last one says where the rest is. */
-export function limitPages(pages: SlackMessage[], max: number, runId: number): SlackMessage[] {
-  if (pages.length <= max) return pages;
-  const kept = pages.slice(0, max);
-  const last = kept.at(-1);
-  if (last) {
-    const note = {
-      type: "context" as const,
-      elements: [
-        {
-          type: "mrkdwn" as const,
-          text: `${pages.length - max} more page(s) not shown here: see \`briefbot receipts --run ${runId}\`.`,
-        },
-      ],
-    };
-    last.blocks = last.blocks.length >= 50 ? [...last.blocks.slice(0, 49), note] : [...last.blocks, note];
-  }
-  return kept;
 }
 
 function parseSlot(text: string): SlotName | undefined | "invalid" {

@@ -4,7 +4,7 @@
  */
 import type { webApi } from "@slack/bolt";
 import type { LinkedAccount, ThreadRef } from "../../src/core/index.ts";
-import { confirmationMessage, textMessages } from "./format.ts";
+import { confirmationMessage, MAX_BLOCKS_PER_MESSAGE, textMessages, undoBlock } from "./format.ts";
 import { type SlackHandlerDeps, SORRY } from "./handler-deps.ts";
 
 export const THINKING_TEXT = "_thinking…_";
@@ -39,7 +39,15 @@ export async function answer(
     await client.chat.update({ channel, ts: placeholderTs, text: SORRY, blocks: [] });
     return;
   }
-  const [first, ...rest] = textMessages(reply.text);
+  const pages = textMessages(reply.text);
+  // Every change the reply states gets its Undo, under the reply's last message.
+  const undo = undoBlock(reply.changes);
+  const last = pages.at(-1);
+  if (undo && last) {
+    if (last.blocks.length < MAX_BLOCKS_PER_MESSAGE) last.blocks.push(undo);
+    else pages.push({ text: last.text, blocks: [undo] });
+  }
+  const [first, ...rest] = pages;
   if (first) await client.chat.update({ channel, ts: placeholderTs, text: first.text, blocks: first.blocks });
   for (const page of rest) {
     await client.chat.postMessage({

@@ -6,10 +6,12 @@ import type { types } from "@slack/bolt";
 import { DateTime } from "luxon";
 import {
   type BriefingMessage,
+  type ChangeNotice,
   outsideSurrogatePair,
   type PendingConfirmation,
   type Receipt,
   type ReceiptsView,
+  receiptBlock,
   splitText as splitForPlatform,
 } from "../../src/core/index.ts";
 
@@ -19,12 +21,12 @@ export const MAX_BLOCKS_PER_MESSAGE = 50;
 export const MAX_SECTION_TEXT = 3000;
 /** Notification / fallback text; Slack recommends staying under 4,000. */
 const MAX_FALLBACK_TEXT = 3000;
-/** Beyond this a single receipt's result is cut; the CLI shows it whole. */
-const MAX_RESULT_CHARS = 8000;
 
 export const ACTION_RECEIPTS = "briefing_receipts";
 export const ACTION_CONFIRM = "pending_confirm";
 export const ACTION_CANCEL = "pending_cancel";
+export const ACTION_UNDO = "change_undo";
+export const ACTION_RECEIPTS_MORE = "receipts_more";
 
 export interface SlackMessage {
   text: string;
@@ -76,11 +78,11 @@ function sections(mrkdwn: string): KnownBlock[] {
   return splitText(mrkdwn).map(section);
 }
 
-/** Groups blocks into messages of at most 50 blocks each. */
-export function paginate(blocks: KnownBlock[], text: string): SlackMessage[] {
+/** Groups blocks into messages of at most `size` (50) blocks each. */
+export function paginate(blocks: KnownBlock[], text: string, size = MAX_BLOCKS_PER_MESSAGE): SlackMessage[] {
   const messages: SlackMessage[] = [];
-  for (let start = 0; start < blocks.length; start += MAX_BLOCKS_PER_MESSAGE) {
-    messages.push({ text, blocks: blocks.slice(start, start + MAX_BLOCKS_PER_MESSAGE) });
+  for (let start = 0; start < blocks.length; start += size) {
+    messages.push({ text, blocks: blocks.slice(start, start + size) });
   }
   return messages;
 }
@@ -153,8 +155,9 @@ export function confirmationMessage(pending: PendingConfirmation, timeZone: stri
 }
 
 /**
- * A run's receipts as pages of Block Kit: a heading, then per tool call a line (name, arguments, time, ✓/✗)
- * and its result as code, split under the section limit.
+ * A run's receipts in full as pages of Block Kit: a heading, then per tool call a line (name, arguments,
+ * time, ✓/✗) and every item and field of its result (the core's line renderer) as code, split under the
+ * section limit at item boundaries only. Each page leaves room for a More button (`withMoreButton`).
  */
 export function receiptsMessages(view: ReceiptsView, timeZone: string, now: Date): SlackMessage[] {
   const { run } = view;
@@ -173,7 +176,67 @@ export function receiptsMessages(view: ReceiptsView, timeZone: string, now: Date
   const text = fallbackText(
     `Receipts for the ${run.slot} briefing of ${run.localDate}: ${view.receipts.length} tool calls`,
   );
-  return paginate(blocks, text);
+  const pages = paginate(blocks, text, MAX_BLOCKS_PER_MESSAGE - 1);
+  if (pages.length > 1) {
+    pages.forEach((page, index) => {
+      page.text = fallbackText(`${page.text} (page ${index + 1} of ${pages.length})`);
+    });
+  }
+  return pages;
+}
+
+/**
+ * Pages `from` … `from + count - 1` of a run's receipts; the last one shown gets a More button for the next
+ * page when there is one (value `<run id>:<page>`), so every item stays reachable however long the day.
+ */
+export function receiptsSlice(
+  pages: SlackMessage[],
+  from: number,
+  count: number,
+  runId: number,
+): SlackMessage[] {
+  const shown = pages.slice(from, from + count).map((page) => ({ ...page, blocks: [...page.blocks] }));
+  const next = from + shown.length;
+  const last = shown.at(-1);
+  if (last && next < pages.length) {
+    last.blocks.push({
+      type: "actions",
+      block_id: `receipts_more_${runId}_${next}`,
+      elements: [
+        {
+          type: "button",
+          action_id: ACTION_RECEIPTS_MORE,
+          value: `${runId}:${next}`,
+          text: { type: "plain_text", text: `More (page ${next + 1} of ${pages.length})` },
+        },
+      ],
+    });
+  }
+  return shown;
+}
+
+/** An Undo button per change a reply reports (Slack allows 25 per actions block; a reply makes at most 16). */
+export function undoBlock(changes: readonly ChangeNotice[]): KnownBlock | undefined {
+  const buttons = changes.flatMap((change) =>
+    change.undo
+      ? [
+          {
+            type: "button" as const,
+            action_id: ACTION_UNDO,
+            value: String(change.undo.id),
+            text: { type: "plain_text" as const, text: plainButtonText(`↩ Undo: ${change.report}`) },
+          },
+        ]
+      : [],
+  );
+  return buttons.length > 0
+    ? { type: "actions", block_id: "undo", elements: buttons.slice(0, 25) }
+    : undefined;
+}
+
+/** Button text is plain text of at most 75 characters. */
+function plainButtonText(value: string): string {
+  return value.length <= 75 ? value : `${value.slice(0, 74)}…`;
 }
 
 function receiptBlocks(receipt: Receipt, position: number, timeZone: string, now: Date): KnownBlock[] {
@@ -185,15 +248,29 @@ function receiptBlocks(receipt: Receipt, position: number, timeZone: string, now
       : "";
   const mark = receipt.error ? "✗" : "✓";
   const title = `${mark} ${position}. *${escapeMrkdwn(receipt.toolName)}*${args} · ${at.toFormat("HH:mm")} (${ago(minutesAgo)})`;
-  let result = prettyJson(receipt.result);
-  if (result.length > MAX_RESULT_CHARS) {
-    result = `${result.slice(0, MAX_RESULT_CHARS)}\n… ${result.length - MAX_RESULT_CHARS} more characters (briefbot receipts --run ${receipt.runId ?? "?"})`;
-  }
   const fence = "```";
-  const code = splitText(escapeMrkdwn(result), MAX_SECTION_TEXT - fence.length * 2 - 2).map((piece) =>
+  const room = MAX_SECTION_TEXT - fence.length * 2 - 2;
+  const code = packLines(receiptBlock(receipt, timeZone).lines.map(escapeMrkdwn), room).map((piece) =>
     section(`${fence}\n${piece}\n${fence}`),
   );
   return [section(title), ...code];
+}
+
+/** Lines joined into sections of at most `max` characters, broken only between lines (or inside one too long). */
+function packLines(lines: readonly string[], max: number): string[] {
+  const sections: string[] = [];
+  let current = "";
+  for (const line of lines) {
+    for (const part of line.length > max ? splitText(line, max) : [line]) {
+      if (current && current.length + 1 + part.length > max) {
+        sections.push(current);
+        current = "";
+      }
+      current = current ? `${current}\n${part}` : part;
+    }
+  }
+  if (current) sections.push(current);
+  return sections;
 }
 
 function ago(minutes: number): string {
@@ -201,15 +278,6 @@ function ago(minutes: number): string {
   if (minutes < 90) return `${minutes} min ago`;
   const hours = Math.round(minutes / 60);
   return hours < 48 ? `${hours} h ago` : `${Math.round(hours / 24)} days ago`;
-}
-
-function prettyJson(value: unknown): string {
-  if (typeof value === "string") return value;
-  try {
-    return JSON.stringify(value, null, 2) ?? String(value);
-  } catch {
-    return String(value);
-  }
 }
 
 function compactJson(value: unknown, max: number): string {

@@ -46,40 +46,6 @@ export function splitText(value: string, limit = MESSAGE_LIMIT): string[] {
     .filter((chunk) => chunk !== "");
 }
 
-/**
- * Packs whole pieces into messages under the limit, in order, joined by blank lines. A piece that is too
- * long on its own is split as plain-derived text (its markup is dropped rather than cut in half).
- */
-export function packPieces(pieces: Piece[], limit = MESSAGE_LIMIT): Piece[] {
-  const messages: Piece[] = [];
-  let current: Piece[] = [];
-  let currentLength = 0;
-  const flush = () => {
-    if (current.length > 0) messages.push(join(current, "\n\n"));
-    current = [];
-    currentLength = 0;
-  };
-  for (const piece of pieces) {
-    const length = telegramLength(piece.plain);
-    if (length > limit) {
-      flush();
-      for (const chunk of splitText(piece.plain, limit)) messages.push(text(chunk));
-      continue;
-    }
-    const added = current.length === 0 ? length : currentLength + 2 + length;
-    if (added > limit) {
-      flush();
-      current = [piece];
-      currentLength = length;
-    } else {
-      current.push(piece);
-      currentLength = added;
-    }
-  }
-  flush();
-  return messages;
-}
-
 /** Cuts a data string to `max` characters with an ellipsis, before escaping. */
 export function truncate(value: string, max: number): string {
   if (value.length <= max) return value;

@@ -20,13 +20,8 @@ import {
 import { italic, join, type Piece, splitText, text } from "./format.ts";
 import { LiveMessage, startTyping } from "./live.ts";
 import { postBriefing, postPieces } from "./post.ts";
-import {
-  confirmationPiece,
-  confirmButtonData,
-  helpPiece,
-  parseButtonData,
-  receiptsPieces,
-} from "./render.ts";
+import { morePagesKeyboard, receiptPages } from "./receipt-pages.ts";
+import { confirmationPiece, confirmButtonData, helpPiece, parseButtonData, undoKeyboard } from "./render.ts";
 import { sendPiece } from "./send.ts";
 import { directThreadKeyOf, findRunThread, linkToChain, type RunThread } from "./thread-map.ts";
 
@@ -139,7 +134,11 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
       await ctx.answerCallbackQuery();
       const pressed = ctx.callbackQuery.message?.message_id;
       const thread = await threadOf(account, chatId, pressed);
-      await showReceipts(ctx.api, account, chatId, action.runId, pressed, thread);
+      await showReceipts(ctx.api, account, chatId, action.runId, pressed, thread, action.page);
+      return;
+    }
+    if (action.kind === "undo") {
+      await undoChange(ctx, account, action.undoId);
       return;
     }
     if (action.kind === "confirm") {
@@ -158,6 +157,7 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
     runId: number | undefined,
     replyTo: number | undefined,
     thread: RunThread | undefined,
+    page = 0,
   ): Promise<void> {
     const view = await assistant.receipts(account.user.id, runId);
     if (!view) {
@@ -168,7 +168,14 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
       await sendPiece(api, chatId, text(message), { replyTo });
       return;
     }
-    const ids = await postPieces(api, chatId, receiptsPieces(view, account.user.timeZone), { replyTo });
+    // Every item of every receipt, a page at a time: "More" under a page sends the next.
+    const pages = receiptPages(view, account.user.timeZone);
+    const shown = Math.min(page, pages.length - 1);
+    const piece = pages[shown] ?? text("No tools were called for this briefing.");
+    const ids = await postPieces(api, chatId, [piece], {
+      replyTo,
+      keyboard: morePagesKeyboard(view.run.id, shown, pages.length),
+    });
     await link(account, chatId, view.run.id, ids, thread);
   }
 
@@ -206,7 +213,12 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
     const chunks = splitText(reply.text);
     const pieces: Piece[] =
       chunks.length > 0 ? chunks.map(text) : reply.pending.length > 0 ? [] : [text("…")];
-    const ids = await postPieces(api, chatId, pieces, { replace: live.messageId, replyTo: messageId });
+    // Each change the reply states gets its Undo, under the reply's last message.
+    const ids = await postPieces(api, chatId, pieces, {
+      replace: live.messageId,
+      replyTo: messageId,
+      keyboard: undoKeyboard(reply.changes),
+    });
     if (pieces.length === 0 && live.messageId !== undefined) {
       await api.deleteMessage(chatId, live.messageId).catch(() => undefined);
     }
@@ -247,8 +259,40 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
       [...(original ? [text(original)] : []), italic(`${verdict}${outcome.text ? `: ${outcome.text}` : ""}`)],
       "\n\n",
     );
-    // Dropping the keyboard is the point: the action can be pressed only once.
-    await postPieces(ctx.api, message.chat.id, [piece], { replace: message.message_id });
+    // Dropping the keyboard is the point: the action can be pressed only once. What it did gets an Undo.
+    await postPieces(ctx.api, message.chat.id, [piece], {
+      replace: message.message_id,
+      keyboard:
+        outcome.kind === "done" && outcome.undo
+          ? undoKeyboard([{ report: outcome.text, undo: outcome.undo }])
+          : undefined,
+    });
+  }
+
+  /** Undo under a change: runs once, for its owner; the button goes, the outcome is said in the chat. */
+  async function undoChange(
+    ctx: Filter<BotContext, "callback_query:data">,
+    account: LinkedAccount,
+    undoId: number,
+  ): Promise<void> {
+    const outcome = await assistant.undo(account.user.id, undoId);
+    const alert = outcome.kind === "not-yours" || outcome.kind === "not-found";
+    await ctx.answerCallbackQuery({
+      text: shorten(outcome.text, 200),
+      ...(alert ? { show_alert: true } : {}),
+    });
+    const message = ctx.callbackQuery.message;
+    if (alert || !message) return;
+    const pressed = ctx.callbackQuery.data;
+    const rows = (message.reply_markup?.inline_keyboard ?? [])
+      .map((row) => row.filter((button) => !("callback_data" in button) || button.callback_data !== pressed))
+      .filter((row) => row.length > 0);
+    await ctx.api
+      .editMessageReplyMarkup(message.chat.id, message.message_id, {
+        reply_markup: { inline_keyboard: rows },
+      })
+      .catch(() => undefined);
+    await sendPiece(ctx.api, message.chat.id, text(outcome.text), { replyTo: message.message_id });
   }
 
   return composer;

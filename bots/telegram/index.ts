@@ -11,10 +11,9 @@
  * `config.webhookUrl` is set. Either way the runner's `sequentialize` handles each chat's updates one at a
  * time and in order, while other chats go on; errors in one update are logged and never stop the bot.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { autoRetry } from "@grammyjs/auto-retry";
 import { type RunnerHandle, run, sequentialize } from "@grammyjs/runner";
-import { Api, type ApiClientOptions, Bot, type Context, type MiddlewareFn, webhookCallback } from "grammy";
+import { Api, type ApiClientOptions, Bot, type Context, type MiddlewareFn } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import {
   type Assistant,
@@ -30,6 +29,7 @@ import { accessGate } from "./access.ts";
 import { type BotContext, createHandlers } from "./handlers.ts";
 import { COMMANDS } from "./render.ts";
 import { createTelegramSender } from "./sender.ts";
+import { createWebhookHandler, type WebhookHandler } from "./webhook.ts";
 
 export type { BotContext } from "./handlers.ts";
 
@@ -76,7 +76,7 @@ export interface TelegramBotOptions {
   transports?: TelegramTransports;
 }
 
-export type WebhookHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+export type { WebhookHandler } from "./webhook.ts";
 
 export interface TelegramBot {
   bot: Bot<BotContext>;
@@ -88,7 +88,10 @@ export interface TelegramBot {
   stop(): Promise<void>;
   /** Resolves when no update is being handled (tests). */
   idle(): Promise<void>;
-  /** Webhook mode only: mount at `/telegram/webhook`. Wrong or missing secret → 401, update ignored. */
+  /**
+   * Webhook mode only: mount at `/telegram/webhook`. Wrong or missing secret → 401, update ignored; with the
+   * right secret, a body that is not an update → 400.
+   */
   webhookHandler?: WebhookHandler;
 }
 
@@ -153,9 +156,8 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
   };
 
   const webhookHandler: WebhookHandler | undefined = webhookMode
-    ? webhookCallback(bot, "http", {
-        ...(config.webhookSecret ? { secretToken: config.webhookSecret } : {}),
-        onTimeout: "return",
+    ? createWebhookHandler(bot, {
+        secretToken: config.webhookSecret,
         timeoutMilliseconds: WEBHOOK_TIMEOUT_MS,
       })
     : undefined;

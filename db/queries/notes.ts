@@ -2,6 +2,7 @@ import { and, desc, eq, gte, or, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
 import { type Note, notes } from "../schema/index.ts";
 import { escapeLike } from "./projects.ts";
+import { NotFoundError } from "./users.ts";
 
 /** The user's notes, newest first; only those written since `since` when given. */
 export async function listNotes(
@@ -40,5 +41,14 @@ export async function createNote(
 ): Promise<Note> {
   const [note] = await db.insert(notes).values(values).returning();
   if (!note) throw new Error("note insert returned nothing");
+  return note;
+}
+
+export async function deleteNote(db: Database, userId: number, id: number): Promise<Note> {
+  const [note] = await db
+    .delete(notes)
+    .where(and(eq(notes.userId, userId), eq(notes.id, id)))
+    .returning();
+  if (!note) throw new NotFoundError(`no note ${id}`);
   return note;
 }

@@ -5,6 +5,7 @@ import { type PendingAction, pendingActions } from "../schema/index.ts";
 export async function createPendingAction(
   db: Database,
   values: {
+    kind?: "confirm" | "undo";
     userId: number;
     conversationId: number | null;
     toolName: string;
@@ -17,6 +18,7 @@ export async function createPendingAction(
   const [row] = await db
     .insert(pendingActions)
     .values({
+      kind: values.kind ?? "confirm",
       userId: values.userId,
       conversationId: values.conversationId,
       toolName: values.toolName,

@@ -71,6 +71,16 @@ export async function updateProject(
   return project;
 }
 
+/** Deletes one of the user's projects (its tasks keep existing, without a project). */
+export async function deleteProject(db: Database, userId: number, id: number): Promise<Project> {
+  const [project] = await db
+    .delete(projects)
+    .where(and(eq(projects.userId, userId), eq(projects.id, id)))
+    .returning();
+  if (!project) throw new NotFoundError(`no project ${id}`);
+  return project;
+}
+
 export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }

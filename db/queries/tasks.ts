@@ -119,6 +119,17 @@ export async function completeTask(db: Database, userId: number, id: number, now
   return task;
 }
 
+/** Takes a task back to open (what Undo does after a completion). */
+export async function reopenTask(db: Database, userId: number, id: number, now: Date): Promise<Task> {
+  const [task] = await db
+    .update(tasks)
+    .set({ status: "open", completedAt: null, updatedAt: now })
+    .where(and(eq(tasks.userId, userId), eq(tasks.id, id)))
+    .returning();
+  if (!task) throw new NotFoundError(`no task ${id}`);
+  return task;
+}
+
 export async function deleteTask(db: Database, userId: number, id: number): Promise<Task> {
   const [task] = await db
     .delete(tasks)

@@ -15,6 +15,7 @@ import {
   deliveryPlatformEnum,
   deliveryStateEnum,
   messageRoleEnum,
+  pendingActionKindEnum,
   pendingActionStateEnum,
   platformEnum,
   runModeEnum,
@@ -28,10 +29,20 @@ export type RunState = (typeof runStateEnum.enumValues)[number];
 
 /** The grounding check's verdict, stored on the run. */
 export interface GroundingVerdict {
+  /** Claims found in the text delivered (or, for a digest, in the last draft checked). */
   claimsChecked: number;
+  /** Every claim caught unbacked along the way, as written. */
   unbacked: string[];
-  action: "none" | "corrected" | "sentences_removed" | "digest";
+  /**
+   * none: delivered as written; corrected: the corrective turn's rewrite; sentences_removed: a draft
+   * without its unbacked sentences; draft_with_digest: the rewrite failed, so the earlier draft (trimmed)
+   * with a digest of the receipts; digest: nothing backed was left, so a plain answer from the receipts.
+   */
+  action: "none" | "corrected" | "sentences_removed" | "draft_with_digest" | "digest";
+  /** Corrective turns asked for (0 or 1). */
   corrections?: number;
+  /** Sentences taken out of the delivered text. */
+  removed?: number;
 }
 
 export const briefingRuns = pgTable(
@@ -197,11 +208,15 @@ export const deliveries = pgTable(
 );
 export type Delivery = typeof deliveries.$inferSelect;
 
-/** A destructive tool call waiting for the user's Confirm / Cancel. */
+/**
+ * A change waiting for the user's Confirm / Cancel (kind confirm: the tool call to run), or the Undo button
+ * under a change already made (kind undo: the inverse step to run).
+ */
 export const pendingActions = pgTable(
   "pending_actions",
   {
     id: serial().primaryKey(),
+    kind: pendingActionKindEnum().notNull().default("confirm"),
     userId: integer()
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),

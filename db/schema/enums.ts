@@ -28,6 +28,8 @@ export const pendingActionStateEnum = pgEnum("pending_action_state", [
   "cancelled",
   "expired",
 ]);
+/** confirm: a change waiting for Confirm / Cancel; undo: the Undo button under a change already made. */
+export const pendingActionKindEnum = pgEnum("pending_action_kind", ["confirm", "undo"]);
 export const taskStatusEnum = pgEnum("task_status", ["open", "done"]);
 export const taskPriorityEnum = pgEnum("task_priority", ["low", "normal", "high"]);
 export const projectStatusEnum = pgEnum("project_status", ["active", "paused", "done", "archived"]);

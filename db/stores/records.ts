@@ -8,9 +8,10 @@ import {
   type NewChatEvent,
   updateEvent,
 } from "../queries/events.ts";
-import { createNote, listNotes, searchNotes } from "../queries/notes.ts";
+import { createNote, deleteNote, listNotes, searchNotes } from "../queries/notes.ts";
 import {
   createProject,
+  deleteProject,
   findProjectByName,
   listProjects,
   searchProjects,
@@ -22,6 +23,7 @@ import {
   deleteTask,
   getTask,
   listTasks,
+  reopenTask,
   type TaskChanges,
   type TaskQuery,
   updateTask,
@@ -36,6 +38,7 @@ export function createRecords(db: Database) {
     updateTask: (userId: number, id: number, changes: TaskChanges, now: Date) =>
       updateTask(db, userId, id, changes, now),
     completeTask: (userId: number, id: number, now: Date) => completeTask(db, userId, id, now),
+    reopenTask: (userId: number, id: number, now: Date) => reopenTask(db, userId, id, now),
     deleteTask: (userId: number, id: number) => deleteTask(db, userId, id),
 
     listProjects: (userId: number, status?: ProjectStatus) => listProjects(db, userId, status),
@@ -49,11 +52,13 @@ export function createRecords(db: Database) {
       changes: { name?: string; summary?: string; status?: ProjectStatus },
       now: Date,
     ) => updateProject(db, userId, id, changes, now),
+    deleteProject: (userId: number, id: number) => deleteProject(db, userId, id),
 
     listNotes: (userId: number, query: { since?: Date; limit: number }) => listNotes(db, userId, query),
     searchNotes: (userId: number, query: string) => searchNotes(db, userId, query),
     createNote: (note: { userId: number; body: string; title?: string; createdAt: Date }) =>
       createNote(db, note),
+    deleteNote: (userId: number, id: number) => deleteNote(db, userId, id),
 
     getEvent: (userId: number, id: number) => getEvent(db, userId, id),
     createEvent: (userId: number, event: NewChatEvent) => createEvent(db, userId, event),

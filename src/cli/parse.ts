@@ -9,6 +9,7 @@ import {
   TASK_PRIORITIES,
   type TaskPriority,
 } from "../core/domain.ts";
+import { MAX_ROW_ID } from "../core/field-limits.ts";
 import { addDays, isClockTime, isIsoDate, isValidTimeZone, localDate } from "../core/local-time.ts";
 import { CliError } from "./context.ts";
 
@@ -74,10 +75,32 @@ export function parseClockTime(option: string, value: string): string {
   return normalized;
 }
 
-export function parsePositiveInt(option: string, value: string): number {
+export function parsePositiveInt(option: string, value: string, max = MAX_ROW_ID): number {
   if (!/^\d+$/.test(value) || Number(value) < 1)
     throw new CliError(`${option} "${value}" is not a positive whole number`);
+  if (Number(value) > max) throw new CliError(`${option} "${value}" is too large (at most ${max})`);
   return Number(value);
+}
+
+/**
+ * A row id as typed: a positive whole number, or undefined when it is beyond any id a row can have (the
+ * caller then says there is no such row, as it would for any other missing id).
+ */
+export function parseId(option: string, value: string): number | undefined {
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1)
+    throw new CliError(`${option} "${value}" is not a positive whole number`);
+  const id = Number(value);
+  return id > MAX_ROW_ID ? undefined : id;
+}
+
+/** Text within its field's limit (see `FIELD_LIMITS`), else one clear line naming the option. */
+export function parseText(option: string, value: string, max: number): string {
+  if (value.length > max) {
+    throw new CliError(
+      `${option} is ${value.length.toLocaleString("en")} characters long; at most ${max.toLocaleString("en")} are allowed`,
+    );
+  }
+  return value;
 }
 
 export function parseCoordinate(option: "--lat" | "--lon", value: string): number {

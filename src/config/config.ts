@@ -21,6 +21,11 @@ const DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434";
 const DEFAULT_MODEL = "qwen2.5:7b";
 /** Long enough for a forecast and a few calendars on a normal line, short enough that nobody waits on a dead host. */
 const DEFAULT_REFRESH_DEADLINE_SECONDS = 5;
+/** A whole briefing (every model turn, tool call and correction), and a whole chat answer. */
+const DEFAULT_RUN_DEADLINE_SECONDS = 600;
+const DEFAULT_CHAT_DEADLINE_SECONDS = 180;
+/** How long the Undo button under a change made in chat works. */
+const DEFAULT_UNDO_MINUTES = 24 * 60;
 
 export interface Config {
   database: { url: string | undefined; dataDir: string };
@@ -43,6 +48,11 @@ export interface Config {
     staleAfterMinutes: number;
     /** How long a briefing waits for its stale sources (weather, calendars, feeds) before going ahead. */
     refreshDeadlineSeconds: number;
+    /** A briefing's overall deadline; past it the run ends in its digest. */
+    runDeadlineSeconds: number;
+    /** A chat answer's overall deadline; past it the reply is an apology. */
+    chatDeadlineSeconds: number;
+    undoMinutes: number;
   };
   logLevel: string;
 }
@@ -140,6 +150,17 @@ const SourcesSchema = z
   .strict()
   .default({ allow_private_networks: false, allow_hosts: [] });
 
+const BRIEFING_DEFAULTS = {
+  receipt_max_age_minutes: 60,
+  retention_days: 7,
+  confirmation_minutes: 10,
+  stale_after_minutes: 90,
+  refresh_deadline_seconds: DEFAULT_REFRESH_DEADLINE_SECONDS,
+  run_deadline_seconds: DEFAULT_RUN_DEADLINE_SECONDS,
+  chat_deadline_seconds: DEFAULT_CHAT_DEADLINE_SECONDS,
+  undo_minutes: DEFAULT_UNDO_MINUTES,
+};
+
 const FileSchema = z
   .object({
     ...modelRoutesFields,
@@ -159,15 +180,12 @@ const FileSchema = z
         confirmation_minutes: minutes(10),
         stale_after_minutes: minutes(90),
         refresh_deadline_seconds: z.number().positive().max(120).default(DEFAULT_REFRESH_DEADLINE_SECONDS),
+        run_deadline_seconds: z.number().positive().max(7200).default(DEFAULT_RUN_DEADLINE_SECONDS),
+        chat_deadline_seconds: z.number().positive().max(3600).default(DEFAULT_CHAT_DEADLINE_SECONDS),
+        undo_minutes: minutes(DEFAULT_UNDO_MINUTES),
       })
       .strict()
-      .default({
-        receipt_max_age_minutes: 60,
-        retention_days: 7,
-        confirmation_minutes: 10,
-        stale_after_minutes: 90,
-        refresh_deadline_seconds: DEFAULT_REFRESH_DEADLINE_SECONDS,
-      }),
+      .default(BRIEFING_DEFAULTS),
   })
   .strict()
   .superRefine(refineModelRoutes);
@@ -214,13 +232,7 @@ export function loadConfig(env: Environment, readFile: (path: string) => string)
 
   const sync = file?.sync ?? { calendar_minutes: 15, feed_minutes: 30, weather_minutes: 30 };
   const sources = file?.sources ?? { allow_private_networks: false, allow_hosts: [] };
-  const briefing = file?.briefing ?? {
-    receipt_max_age_minutes: 60,
-    retention_days: 7,
-    confirmation_minutes: 10,
-    stale_after_minutes: 90,
-    refresh_deadline_seconds: DEFAULT_REFRESH_DEADLINE_SECONDS,
-  };
+  const briefing = file?.briefing ?? BRIEFING_DEFAULTS;
   return {
     database: { url: vars.DATABASE_URL, dataDir: vars.BRIEFBOT_DATA_DIR ?? "./.briefbot" },
     configFile: vars.BRIEFBOT_CONFIG,
@@ -266,6 +278,9 @@ export function loadConfig(env: Environment, readFile: (path: string) => string)
       confirmationMinutes: briefing.confirmation_minutes,
       staleAfterMinutes: briefing.stale_after_minutes,
       refreshDeadlineSeconds: briefing.refresh_deadline_seconds,
+      runDeadlineSeconds: briefing.run_deadline_seconds,
+      chatDeadlineSeconds: briefing.chat_deadline_seconds,
+      undoMinutes: briefing.undo_minutes,
     },
     logLevel: vars.LOG_LEVEL ?? "info",
   };

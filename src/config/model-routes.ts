@@ -72,6 +72,17 @@ const RouteSchema = z.object(
         error: KEEP_ALIVE_MESSAGE,
       })
       .optional(),
+    num_predict: z
+      .number({ error: "must be a number" })
+      .int({ error: "must be a whole number" })
+      .min(16, { error: "must be at least 16" })
+      .max(65_536, { error: "must be at most 65536" })
+      .optional(),
+    turn_timeout_seconds: z
+      .number({ error: "must be a number" })
+      .positive({ error: "must be positive" })
+      .max(3600, { error: "must be at most 3600" })
+      .optional(),
   },
   { error: (issue) => (issue.input === undefined ? "is required" : "must be an object") },
 );
@@ -246,6 +257,10 @@ export interface ResolvedRoute {
   numCtx: number;
   /** Omitted: the server's `OLLAMA_KEEP_ALIVE` applies. */
   keepAlive?: string | number;
+  /** The output cap sent as `options.num_predict`; omitted: the model layer's default. */
+  numPredict?: number;
+  /** How long one model request may generate once it runs; omitted: the model layer's default. */
+  turnTimeoutSeconds?: number;
 }
 
 export interface ResolvedModelRoutes {
@@ -294,6 +309,8 @@ export function resolveModelRoutes(
       ...(route.fallback === undefined ? {} : { fallback: route.fallback }),
       numCtx: route.num_ctx ?? DEFAULT_NUM_CTX,
       ...(route.keep_alive === undefined ? {} : { keepAlive: route.keep_alive }),
+      ...(route.num_predict === undefined ? {} : { numPredict: route.num_predict }),
+      ...(route.turn_timeout_seconds === undefined ? {} : { turnTimeoutSeconds: route.turn_timeout_seconds }),
     };
   };
   return {

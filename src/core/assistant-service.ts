@@ -6,6 +6,7 @@ import type { Assistant, ReceiptsView } from "./assistant.ts";
 import { runBriefing } from "./briefing/run-briefing.ts";
 import { resolveConfirmation } from "./chat/confirmations.ts";
 import { answerInThread, chatReply } from "./chat/converse.ts";
+import { undoChange } from "./chat/undo.ts";
 import type { CoreDeps } from "./deps.ts";
 import type { BriefingRun, SlotName, User } from "./domain.ts";
 import { NotFoundError } from "./errors.ts";
@@ -51,6 +52,10 @@ export function createAssistant(deps: CoreDeps): Assistant {
 
     resolveConfirmation(userId, pendingId, confirmed) {
       return resolveConfirmation(deps, userId, pendingId, confirmed);
+    },
+
+    undo(userId, undoId) {
+      return undoChange(deps, userId, undoId);
     },
   };
 }

@@ -4,7 +4,15 @@
  * - `PlatformSender` is what the delivery outbox calls to post a generated briefing.
  * Implementations: `createAssistant` in `src/core/assistant-service.ts`; senders in `bots/*`.
  */
-import type { ConversationPlatform, Identity, Platform, Receipt, RunMode, SlotName } from "./domain.ts";
+import type {
+  ConversationPlatform,
+  GroundingVerdict,
+  Identity,
+  Platform,
+  Receipt,
+  RunMode,
+  SlotName,
+} from "./domain.ts";
 import type { BriefingObserver } from "./events.ts";
 
 export type { Receipt } from "./domain.ts";
@@ -42,19 +50,39 @@ export interface ThreadRef {
   runId?: number | undefined;
 }
 
-/** A destructive tool call waiting for the user to press Confirm or Cancel. */
+/** A change waiting for the user to press Confirm or Cancel. */
 export interface PendingConfirmation {
   id: number;
-  /** Plain text, e.g. `Delete task 12 "Renew passport"?` */
+  /** Exactly what would change, e.g. `Delete task 12 "Renew passport"?` */
   summary: string;
   expiresAt: Date;
 }
 
+/** The Undo button under a change already made; pressing it calls `Assistant.undo(id)`. */
+export interface UndoOffer {
+  id: number;
+  /** `Undo: Created task 12 "Book dentist"` */
+  summary: string;
+  expiresAt: Date;
+}
+
+/** A change the answer made, as its reply states it (from the receipt), with its Undo when it has one. */
+export interface ChangeNotice {
+  /** `Created task 12 "Book dentist" (due 2025-06-06)` */
+  report: string;
+  undo?: UndoOffer;
+}
+
 export interface ChatReply {
+  /** The answer, every change it made stated in it, and what waits for a Confirm. */
   text: string;
   /** Receipts made while answering (fresh tool calls). */
   receipts: Receipt[];
   pending: PendingConfirmation[];
+  /** Changes made: each is also stated in `text`; platforms add an Undo button per `undo`. */
+  changes: ChangeNotice[];
+  /** How the grounding gate judged the answer; null when the model gave none (an apology instead). */
+  grounding: GroundingVerdict | null;
 }
 
 export interface ReceiptsView {
@@ -63,7 +91,7 @@ export interface ReceiptsView {
 }
 
 export type ConfirmationOutcome =
-  | { kind: "done"; text: string }
+  | { kind: "done"; text: string; undo?: UndoOffer }
   | { kind: "cancelled"; text: string }
   | { kind: "expired"; text: string }
   | { kind: "not-yours" | "not-found" | "already-resolved"; text: string };
@@ -82,6 +110,8 @@ export interface Assistant {
   ): Promise<ChatReply>;
   /** The user pressed Confirm or Cancel. Only the user who owns the action may resolve it. */
   resolveConfirmation(userId: number, pendingId: number, confirmed: boolean): Promise<ConfirmationOutcome>;
+  /** The user pressed Undo under a change. Only the user who made it, once, before it expires. */
+  undo(userId: number, undoId: number): Promise<ConfirmationOutcome>;
 }
 
 /** Why a platform refused a delivery, so the outbox knows whether to retry. */

@@ -8,6 +8,12 @@ export interface AssistantConfig {
   confirmationMinutes: number;
   /** How long a briefing waits for its stale sources before going ahead on the last good data. Default 5. */
   refreshDeadlineSeconds: number;
+  /** A briefing's whole budget: model turns, tool calls, corrections. Past it, the digest. Default 600. */
+  runDeadlineSeconds: number;
+  /** A chat answer's whole budget; past it, an apology. Default 180. */
+  chatDeadlineSeconds: number;
+  /** How long the Undo button under a change made in chat works. Default 1440 (a day). */
+  undoMinutes: number;
 }
 
 export const DEFAULT_ASSISTANT_CONFIG: AssistantConfig = {
@@ -15,6 +21,9 @@ export const DEFAULT_ASSISTANT_CONFIG: AssistantConfig = {
   retentionDays: 7,
   confirmationMinutes: 10,
   refreshDeadlineSeconds: 5,
+  runDeadlineSeconds: 600,
+  chatDeadlineSeconds: 180,
+  undoMinutes: 24 * 60,
 };
 
 export function resolveConfig(config: Partial<AssistantConfig> | undefined): AssistantConfig {

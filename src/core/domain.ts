@@ -89,10 +89,20 @@ export type RunMode = (typeof RUN_MODES)[number];
 
 /** The grounding check's verdict, stored on the run. */
 export interface GroundingVerdict {
+  /** Claims found in the text delivered (or, for a digest, in the last draft checked). */
   claimsChecked: number;
+  /** Every claim caught unbacked along the way, as written. */
   unbacked: string[];
-  action: "none" | "corrected" | "sentences_removed" | "digest";
+  /**
+   * none: delivered as written; corrected: the corrective turn's rewrite; sentences_removed: a draft
+   * without its unbacked sentences; draft_with_digest: the rewrite failed, so the earlier draft (trimmed)
+   * with a digest of the receipts; digest: nothing backed was left, so a plain answer from the receipts.
+   */
+  action: "none" | "corrected" | "sentences_removed" | "draft_with_digest" | "digest";
+  /** Corrective turns asked for (0 or 1). */
   corrections?: number;
+  /** Sentences taken out of the delivered text. */
+  removed?: number;
 }
 
 export interface BriefingRun {
@@ -409,13 +419,17 @@ export interface CachedForecast {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Destructive tool calls waiting for the user.
+// Changes waiting for the user: a Confirm before one runs, an Undo after one ran.
 
 export const PENDING_ACTION_STATES = ["pending", "confirmed", "cancelled", "expired"] as const;
 export type PendingActionState = (typeof PENDING_ACTION_STATES)[number];
+/** confirm: a tool call waiting for Confirm / Cancel; undo: the inverse of a change already made. */
+export const PENDING_ACTION_KINDS = ["confirm", "undo"] as const;
+export type PendingActionKind = (typeof PENDING_ACTION_KINDS)[number];
 
 export interface PendingAction {
   id: number;
+  kind: PendingActionKind;
   userId: number;
   conversationId: number | null;
   toolName: string;
@@ -429,6 +443,8 @@ export interface PendingAction {
 }
 
 export interface NewPendingAction {
+  /** Default "confirm". */
+  kind?: PendingActionKind;
   userId: number;
   conversationId: number | null;
   toolName: string;

@@ -6,6 +6,7 @@ export type {
   Assistant,
   BriefingMessage,
   BriefingOutcome,
+  ChangeNotice,
   ChatReply,
   ConfirmationOutcome,
   DeliveryAttempt,
@@ -16,6 +17,7 @@ export type {
   SendPacer,
   StatusCheck,
   ThreadRef,
+  UndoOffer,
 } from "./assistant.ts";
 export { DeliveryError } from "./assistant.ts";
 export { receiptsView, slotAt } from "./assistant-service.ts";
@@ -40,5 +42,6 @@ export type {
 } from "./model.ts";
 export { ModelError, withPreferredModel } from "./model.ts";
 export type * from "./ports.ts";
+export { type ReceiptBlock, receiptBlock, receiptBlocks } from "./receipt-lines.ts";
 export { redactAddress, redactAddressesIn } from "./redact.ts";
 export { outsideSurrogatePair, type SplitRules, splitText } from "./text-split.ts";

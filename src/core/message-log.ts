@@ -5,6 +5,7 @@
 
 import type { MessageMetadata, NewLoggedMessage, ToolCall } from "./domain.ts";
 import type { ReceiptLog } from "./ports.ts";
+import { storableJson, storableText } from "./storable-text.ts";
 import { resultContent, type ToolOutcome } from "./tools/dispatch.ts";
 import type { Step } from "./tools/tool-loop.ts";
 import type { Trace } from "./trace.ts";
@@ -29,7 +30,7 @@ export interface MessageLog {
 export function messageLog(log: ReceiptLog, owner: LogOwner, timer: () => number): MessageLog {
   const store = async (rows: NewLoggedMessage[]): Promise<TracePart> => {
     const startedAt = timer();
-    const receipts = await log.append(rows);
+    const receipts = await log.append(rows.map(storable));
     return { receipts, storageMs: timer() - startedAt };
   };
 
@@ -62,6 +63,8 @@ export function messageLog(log: ReceiptLog, owner: LogOwner, timer: () => number
             arguments: outcome.arguments,
             error: outcome.error,
             ...(outcome.pending ? { pending_id: outcome.pending.id } : {}),
+            ...(outcome.mutation ? { mutation: outcome.mutation.report } : {}),
+            ...(outcome.untrusted ? { untrusted: true } : {}),
           },
           createdAt: outcome.at,
         }),
@@ -92,4 +95,25 @@ export function messageLog(log: ReceiptLog, owner: LogOwner, timer: () => number
       return store([{ ...owner, role, content, metadata: { ...metadata }, createdAt: at }]);
     },
   };
+}
+
+/**
+ * Every message as it may be stored, whatever the model wrote: PostgreSQL refuses NUL in text and jsonb,
+ * and a model's arguments may be nested without end (the per-turn screen bounds them first; this is the
+ * last line).
+ */
+function storable(message: NewLoggedMessage): NewLoggedMessage {
+  const metadata = storableJson(message.metadata);
+  return {
+    ...message,
+    content: storableText(message.content),
+    ...(message.toolCalls ? { toolCalls: storableJson(message.toolCalls) as ToolCall[] } : {}),
+    ...(message.toolName ? { toolName: storableText(message.toolName) } : {}),
+    ...(message.toolCallId ? { toolCallId: storableText(message.toolCallId) } : {}),
+    metadata: isRecord(metadata) ? metadata : {},
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

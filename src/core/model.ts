@@ -35,6 +35,11 @@ export interface ChatRequest {
   /** Called with each streamed content fragment, for visible progress on platforms. */
   onToken?: (fragment: string) => void;
   signal?: AbortSignal;
+  /**
+   * What is left of the run's time budget: the request (queue wait included) fails with
+   * `DEADLINE_EXCEEDED` when it takes longer. The model layer's own per-turn deadline applies as well.
+   */
+  timeoutMs?: number;
 }
 
 export interface ChatResult {
@@ -86,7 +91,11 @@ export type ModelErrorCode =
   /** The server refused the request (400/404): retrying will not help. */
   | "MODEL_REJECTED"
   /** The prompt was cut by the server's context window; the answer would be blind. */
-  | "CONTEXT_TRUNCATED";
+  | "CONTEXT_TRUNCATED"
+  /** The turn's or the run's deadline passed before the model finished. */
+  | "DEADLINE_EXCEEDED"
+  /** The reply ran past the output cap (`num_predict`): a stream that does not end is cut. */
+  | "OUTPUT_CAPPED";
 
 export class ModelError extends Error {
   constructor(

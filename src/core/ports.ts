@@ -100,6 +100,8 @@ export interface Records {
   createTask: (task: NewTask) => Promise<Task>;
   updateTask: (userId: number, id: number, changes: TaskChanges, now: Date) => Promise<Task>;
   completeTask: (userId: number, id: number, now: Date) => Promise<Task>;
+  /** Back to open, as Undo after a completion. */
+  reopenTask: (userId: number, id: number, now: Date) => Promise<Task>;
   deleteTask: (userId: number, id: number) => Promise<Task>;
 
   listProjects: (userId: number, status?: ProjectStatus) => Promise<Project[]>;
@@ -118,10 +120,12 @@ export interface Records {
     changes: { name?: string; summary?: string; status?: ProjectStatus },
     now: Date,
   ) => Promise<Project>;
+  deleteProject: (userId: number, id: number) => Promise<Project>;
 
   listNotes: (userId: number, query: { since?: Date; limit: number }) => Promise<Note[]>;
   searchNotes: (userId: number, query: string) => Promise<Note[]>;
   createNote: (note: { userId: number; body: string; title?: string; createdAt: Date }) => Promise<Note>;
+  deleteNote: (userId: number, id: number) => Promise<Note>;
 
   /** Any of the user's events, synced or created in chat. */
   getEvent: (userId: number, id: number) => Promise<CalendarEvent | undefined>;

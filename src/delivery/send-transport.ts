@@ -116,6 +116,13 @@ export function createSendTransport(options: SendTransportOptions = {}): SendTra
       let settled = false;
       let continueTimer: NodeJS.Timeout | undefined;
       const library = url.protocol === "https:" ? https : http;
+      // Already aborted: no request at all (one made and left without an error listener would crash the
+      // process when its socket later closes).
+      if (request.signal?.aborted) {
+        settled = true;
+        reject(toSendError(abortReason(request.signal), phase, url));
+        return;
+      }
       const outgoing = library.request(url, {
         method: request.method,
         agent: request.agent,
@@ -147,10 +154,6 @@ export function createSendTransport(options: SendTransportOptions = {}): SendTra
         phase.bodySent = true;
         outgoing.end(body);
       };
-      if (request.signal?.aborted) {
-        fail(abortReason(request.signal));
-        return;
-      }
       request.signal?.addEventListener("abort", onAbort, { once: true });
 
       outgoing.on("socket", (socket: Socket) => {

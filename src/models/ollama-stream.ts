@@ -13,6 +13,10 @@ export interface StreamChatParams {
   fetch: typeof fetch;
   /** Longest silence allowed before the first chunk and between chunks. */
   stallTimeoutMs: number;
+  /** The output cap, sent as `options.num_predict` and enforced here too: a stream past it is cut. */
+  numPredict: number;
+  /** How long the request may take from its first byte sent to `done`, however steadily it streams. */
+  turnTimeoutMs: number;
   signal?: AbortSignal;
   onToken?: (fragment: string) => void;
 }
@@ -33,6 +37,10 @@ export type AttemptFailure =
   /** An `{"error"}` NDJSON line on a 200 stream. */
   | { kind: "stream-error"; message: string }
   | { kind: "stall"; message: string }
+  /** The turn's deadline passed while the model was still answering. */
+  | { kind: "deadline"; message: string }
+  /** The reply went on past the output cap (a server that ignores `num_predict`, or a stream that never ends). */
+  | { kind: "runaway"; message: string }
   /** The caller's signal fired. */
   | { kind: "aborted"; message: string };
 
@@ -50,9 +58,29 @@ export class AttemptError extends Error {
 
 const NO_DONE_MESSAGE = "Did not receive done or success response in stream.";
 
+/**
+ * A token is a few characters of text or tool-call JSON; a reply longer than this many characters per
+ * token of `num_predict` cannot have come from a server honouring the cap.
+ */
+const MAX_CHARS_PER_TOKEN = 16;
+/** Chunks beyond `num_predict` tolerated for the final `done` line and a tool-call chunk or two. */
+const CHUNK_SLACK = 32;
+
 export async function streamChat(params: StreamChatParams): Promise<StreamChatOutcome> {
   const controller = new AbortController();
   let stalled = false;
+  let cut: AttemptFailure | undefined;
+  const stop = (failure: AttemptFailure) => {
+    cut ??= failure;
+    controller.abort(new Error(failure.message));
+  };
+  const deadline = setTimeout(
+    () =>
+      stop({ kind: "deadline", message: `no answer within the ${params.turnTimeoutMs} ms turn deadline` }),
+    params.turnTimeoutMs,
+  );
+  const maxChars = params.numPredict * MAX_CHARS_PER_TOKEN;
+  const maxChunks = params.numPredict + CHUNK_SLACK;
   let watchdog: NodeJS.Timeout | undefined;
   const armWatchdog = () => {
     clearTimeout(watchdog);
@@ -88,13 +116,26 @@ export async function streamChat(params: StreamChatParams): Promise<StreamChatOu
       model: params.model,
       messages: params.messages.map(toOllamaMessage),
       ...(params.tools && params.tools.length > 0 ? { tools: params.tools as unknown as Tool[] } : {}),
-      options: { num_ctx: params.numCtx },
+      options: { num_ctx: params.numCtx, num_predict: params.numPredict },
       ...(params.keepAlive === undefined ? {} : { keep_alive: params.keepAlive }),
       stream: true,
     });
+    let chunks = 0;
+    let chars = 0;
     for await (const chunk of stream) {
       armWatchdog();
+      chunks += 1;
       const fragment = chunk.message?.content ?? "";
+      const calls = chunk.message?.tool_calls ?? [];
+      chars += fragment.length + (calls.length > 0 ? JSON.stringify(calls).length : 0);
+      if (chunks > maxChunks || chars > maxChars) {
+        stop({
+          kind: "runaway",
+          message: `the reply went past the output cap of ${params.numPredict} tokens (${chunks} chunks, ${chars} characters)`,
+        });
+        stream.abort();
+        break;
+      }
       if (fragment !== "") {
         outcome.content += fragment;
         emitted = params.onToken !== undefined;
@@ -102,15 +143,18 @@ export async function streamChat(params: StreamChatParams): Promise<StreamChatOu
       }
       // Tool calls arrive in a done:false chunk on the template path and on the done chunk on the
       // llama-server path (notes §2): read every chunk.
-      for (const call of chunk.message?.tool_calls ?? []) outcome.toolCalls.push(fromOllamaToolCall(call));
+      for (const call of calls) outcome.toolCalls.push(fromOllamaToolCall(call));
       if (chunk.done) {
         outcome.promptEvalCount = numberOrNull(chunk.prompt_eval_count);
         outcome.evalCount = numberOrNull(chunk.eval_count);
         outcome.doneReason = chunk.done_reason ?? null;
       }
     }
+    if (cut) throw new AttemptError(cut, emitted);
     return outcome;
   } catch (error) {
+    if (error instanceof AttemptError) throw error;
+    if (cut && !(params.signal?.aborted ?? false)) throw new AttemptError(cut, emitted, { cause: error });
     throw new AttemptError(
       classify(error, { stalled, callerAborted: params.signal?.aborted ?? false }),
       emitted,
@@ -120,6 +164,7 @@ export async function streamChat(params: StreamChatParams): Promise<StreamChatOu
     );
   } finally {
     clearTimeout(watchdog);
+    clearTimeout(deadline);
     params.signal?.removeEventListener("abort", onCallerAbort);
   }
 }

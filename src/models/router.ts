@@ -47,6 +47,13 @@ export interface ModelClientOptions {
   retry?: Partial<RetryPolicy>;
   /** Longest silence (before the first chunk or between chunks) before a request is aborted. Default 120 s. */
   stallTimeoutMs?: number;
+  /**
+   * How long one request may take once it runs, however steadily it streams, unless its route says
+   * otherwise (`turn_timeout_seconds`). Default 180 s.
+   */
+  turnTimeoutMs?: number;
+  /** The output cap (`num_predict`) unless a route says otherwise. Default 2048 tokens. */
+  numPredict?: number;
   /** For `/api/show`, `/api/version`, `/api/ps`. Default 10 s. */
   probeTimeoutMs?: number;
   sleep?: Sleep;
@@ -70,11 +77,22 @@ export interface ModelRouter extends ModelClient {
 
 const RETRYABLE_STATUSES = new Set([500, 502, 503, 504]);
 
+/** Room for the longest briefing and a few tool calls; a reply that needs more is a model running away. */
+export const DEFAULT_NUM_PREDICT = 2048;
+export const DEFAULT_TURN_TIMEOUT_MS = 180_000;
+
 export function createModelClient(options: ModelClientOptions): ModelRouter {
   const { routes } = options;
   const baseFetch = options.fetch ?? globalThis.fetch;
   const retry: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
   const stallTimeoutMs = options.stallTimeoutMs ?? 120_000;
+  const limitsOf = (route: ResolvedRoute) => ({
+    numPredict: route.numPredict ?? options.numPredict ?? DEFAULT_NUM_PREDICT,
+    turnTimeoutMs:
+      route.turnTimeoutSeconds !== undefined
+        ? route.turnTimeoutSeconds * 1000
+        : (options.turnTimeoutMs ?? DEFAULT_TURN_TIMEOUT_MS),
+  });
   const probeTimeoutMs = options.probeTimeoutMs ?? 10_000;
   const sleep = options.sleep ?? abortableSleep;
   const now = options.now ?? (() => performance.now());
@@ -220,25 +238,46 @@ export function createModelClient(options: ModelClientOptions): ModelRouter {
       const estimatedTokens = estimatePromptTokens(request.messages, request.tools);
       // Later turns of a conversation go back to the endpoint that has its prompt cached, when it is free.
       const conversation = affinityKey(model, request.messages);
-      const { value, endpoint, queueWaitMs } = await runOnRoute(
-        route,
-        model,
-        request.signal,
-        (target) =>
-          streamChat({
-            url: target.url,
-            model,
-            messages: request.messages,
-            ...(request.tools ? { tools: request.tools } : {}),
-            numCtx: route.numCtx,
-            ...(route.keepAlive === undefined ? {} : { keepAlive: route.keepAlive }),
-            fetch: baseFetch,
-            stallTimeoutMs,
-            ...(request.signal ? { signal: request.signal } : {}),
-            ...(request.onToken ? { onToken: request.onToken } : {}),
-          }),
-        conversation === undefined ? undefined : affinity.get(conversation),
-      );
+      // The run's budget covers the queue wait too; the route's turn deadline only the request itself.
+      const budget =
+        request.timeoutMs === undefined
+          ? undefined
+          : AbortSignal.timeout(Math.max(1, Math.ceil(request.timeoutMs)));
+      const signal =
+        budget && request.signal ? AbortSignal.any([budget, request.signal]) : (budget ?? request.signal);
+      let served: Awaited<ReturnType<typeof runOnRoute<StreamChatOutcome>>>;
+      try {
+        served = await runOnRoute(
+          route,
+          model,
+          signal,
+          (target) =>
+            streamChat({
+              url: target.url,
+              model,
+              messages: request.messages,
+              ...(request.tools ? { tools: request.tools } : {}),
+              numCtx: route.numCtx,
+              ...limitsOf(route),
+              ...(route.keepAlive === undefined ? {} : { keepAlive: route.keepAlive }),
+              fetch: baseFetch,
+              stallTimeoutMs,
+              ...(signal ? { signal } : {}),
+              ...(request.onToken ? { onToken: request.onToken } : {}),
+            }),
+          conversation === undefined ? undefined : affinity.get(conversation),
+        );
+      } catch (error) {
+        if (budget?.aborted && !request.signal?.aborted) {
+          throw new ModelError(
+            `the ${request.role} request ran out of the run's time (${request.timeoutMs} ms left when it was made)`,
+            "DEADLINE_EXCEEDED",
+            { cause: error },
+          );
+        }
+        throw error;
+      }
+      const { value, endpoint, queueWaitMs } = served;
       if (conversation !== undefined) affinity.set(conversation, endpoint);
       if (looksTruncated(estimatedTokens, value.promptEvalCount)) {
         throw new ModelError(
@@ -293,6 +332,7 @@ export function createModelClient(options: ModelClientOptions): ModelRouter {
           model: route.model,
           messages: [],
           numCtx: route.numCtx,
+          ...limitsOf(route),
           ...(route.keepAlive === undefined ? {} : { keepAlive: route.keepAlive }),
           fetch: baseFetch,
           stallTimeoutMs,
@@ -324,6 +364,18 @@ function throwIfFinal(
   const failure = error.failure;
   const where = `Ollama ${endpoint} (${model})`;
   if (failure.kind === "aborted") throw signal?.reason ?? error;
+  if (failure.kind === "deadline") {
+    throw new ModelError(
+      `${where} was still answering at the turn deadline: ${failure.message}`,
+      "DEADLINE_EXCEEDED",
+      {
+        cause: error,
+      },
+    );
+  }
+  if (failure.kind === "runaway") {
+    throw new ModelError(`${where} was cut off: ${failure.message}`, "OUTPUT_CAPPED", { cause: error });
+  }
   if (failure.kind === "http" && !RETRYABLE_STATUSES.has(failure.status)) {
     // Ollama ≥ 0.12.6 refuses an overlong prompt instead of truncating when asked to (`truncate: false`).
     const code = /context length/i.test(failure.message) ? "CONTEXT_TRUNCATED" : "MODEL_REJECTED";

@@ -9,6 +9,7 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Database } from "../../db/client.ts";
 import { countDeliveriesByState } from "../../db/queries/deliveries.ts";
+import { type GroundingFigures, groundingFigures } from "../../db/queries/grounding.ts";
 import { countRunsByState, countToolCallsByTool, groundingTotals } from "../../db/queries/schedule.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { FloodGateStats } from "../delivery/flood-gate.ts";
@@ -132,6 +133,47 @@ export function createMetrics(sources: MetricsSources): BriefbotMetrics {
     collect: readAtScrape("grounding", groundingTotals, (counter: Counter, rows) => {
       counter.inc(rows.reduce((sum, row) => sum + row.corrections, 0));
     }),
+  });
+
+  // The gate's figures per answer, briefings and chat replies alike (labels: answer=briefing|chat).
+  const perAnswer = (value: (row: GroundingFigures) => number) =>
+    readAtScrape("grounding_answers", groundingFigures, (counter: Counter, rows) => {
+      for (const row of rows) counter.inc({ answer: row.answer, action: row.action }, value(row));
+    });
+  new Counter({
+    name: "briefbot_grounded_answers_total",
+    help: "Answers the grounding gate checked (briefings, check-ins, follow-ups, chat), by what it did.",
+    labelNames: ["answer", "action"],
+    registers,
+    collect: perAnswer((row) => row.answers),
+  });
+  new Counter({
+    name: "briefbot_grounding_claims_checked_total",
+    help: "Claims (times, dates, numbers, items, absences) checked in delivered answers.",
+    labelNames: ["answer", "action"],
+    registers,
+    collect: perAnswer((row) => row.claimsChecked),
+  });
+  new Counter({
+    name: "briefbot_grounding_claims_corrected_total",
+    help: "Corrective turns the gate asked for after finding unbacked claims.",
+    labelNames: ["answer", "action"],
+    registers,
+    collect: perAnswer((row) => row.corrections),
+  });
+  new Counter({
+    name: "briefbot_grounding_sentences_removed_total",
+    help: "Sentences taken out of answers because no receipt backed them.",
+    labelNames: ["answer", "action"],
+    registers,
+    collect: perAnswer((row) => row.sentencesRemoved),
+  });
+  new Counter({
+    name: "briefbot_grounding_claims_unbacked_total",
+    help: "Claims caught unbacked (and never delivered as written).",
+    labelNames: ["answer", "action"],
+    registers,
+    collect: perAnswer((row) => row.unbacked),
   });
 
   /** A per-endpoint gauge from the model router's stats, read at every scrape. */

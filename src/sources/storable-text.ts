@@ -1,31 +1,8 @@
 /**
- * Text from calendars and feeds is written by strangers. PostgreSQL refuses NUL in `text` and `jsonb`,
- * and an unpaired UTF-16 surrogate becomes invalid JSON in `jsonb`; either one used to fail the whole
- * sync's transaction. Other C0 control characters are legal but have no business in a title and
- * confuse the chat platforms, so they go too. Tabs and line breaks stay.
+ * Text from calendars and feeds is written by strangers; the cleaning itself is the core's (model replies
+ * need the same), and only telling binary data from text is the sources' own concern.
  */
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
-const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-/** The text with NUL and other control characters removed and unpaired surrogates replaced by U+FFFD. */
-export function storableText(text: string): string {
-  return text.replace(CONTROL_CHARACTERS, "").replace(LONE_SURROGATE, "\uFFFD");
-}
-
-/** Whether `storableText` would change anything (so a caller can say that it did). */
-export function needsCleaning(text: string): boolean {
-  return storableText(text) !== text;
-}
-
-/** `storableText`, cut to at most `maxLength` characters without splitting a surrogate pair. */
-export function storableSnippet(text: string, maxLength: number): string {
-  const clean = storableText(text);
-  if (clean.length <= maxLength) return clean;
-  const cut = clean.slice(0, maxLength);
-  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
-}
+export { needsCleaning, storableSnippet, storableText } from "../core/storable-text.ts";
 
 /**
  * Whether the text is really binary data: neither iCalendar nor XML nor JSON may contain raw control

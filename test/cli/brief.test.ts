@@ -71,7 +71,7 @@ describeEachDatabase("briefbot brief / receipts", (getDb) => {
       new RegExp(`^run \\d+ · morning of 2025-06-02 · ${MORNING_COVERAGE.length} tool calls`),
     );
     expect(receipts.stdout).toContain('07:00:00  ✓ list_tasks({"filter":"due_today"})');
-    expect(receipts.stdout).toContain('"title":"Renew passport"');
+    expect(receipts.stdout).toContain("          • Renew passport · id ");
     const json = await run("receipts", "--user", user.name, "--json");
     expect(JSON.parse(json.stdout).receipts).toHaveLength(MORNING_COVERAGE.length);
   });
@@ -99,6 +99,10 @@ describeEachDatabase("briefbot brief / receipts", (getDb) => {
     expect((await run("receipts", "--user", user.name, "--run", "999999")).stderr).toMatch(
       /has no run 999999/,
     );
+    // An id beyond any row's is simply not there: one line, exit 2, no SQL error.
+    const huge = await run("receipts", "--user", user.name, "--run", "99999999999999999999");
+    expect(huge.code).toBe(2);
+    expect(huge.stderr).toBe(`briefbot: ${user.name} has no run 99999999999999999999 (no such run)\n`);
     const nobody = await createTestUser(db, LONDON);
     expect((await run("receipts", "--user", nobody.name)).stderr).toMatch(/has no briefing yet/);
   });

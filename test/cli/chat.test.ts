@@ -65,4 +65,35 @@ describeEachDatabase("briefbot chat", (getDb) => {
     const unknown = await cli([])("chat", "--user", user.name, "--run", "999999");
     expect(unknown.code).toBe(2);
   });
+
+  it("states an unrequested task creation in the reply, and /undo takes it back", async () => {
+    const db = getDb();
+    const user = await createTestUser(db, LONDON);
+    server.script(MODEL, [
+      { toolCalls: [call("create_task", { title: "x" })] },
+      { content: "Your day looks calm." },
+    ]);
+    const result = await cli(["how is my day?", "/undo", "/undo"])("chat", "--user", user.name, "--new");
+    expect(result.code).toBe(0);
+    const id = /✓ Created task (\d+) "x"\./.exec(result.stdout)?.[1];
+    expect(result.stdout).toContain(`assistant> Your day looks calm.\n✓ Created task ${id} "x".`);
+    expect(result.stdout).toContain(`assistant> Undone: deleted task ${id} "x".`);
+    expect(result.stdout).toContain("assistant> There is nothing to undo.");
+    expect(await getTask(db, user.id, Number(id))).toBeUndefined();
+  });
+
+  it("never prints a follow-up's invented meeting: the answer falls back to what the receipts show", async () => {
+    const db = getDb();
+    const user = await createTestUser(db, LONDON);
+    await seedWeather(db);
+    server.script(MODEL, [{ content: "Nothing on your calendar today." }]);
+    expect((await cli([])("brief", "--user", user.name, "--slot", "morning")).code).toBe(0);
+    const lie = "Your 10:30 AM meeting is with the design team.";
+    server.script(MODEL, [{ content: lie }, { content: lie }]);
+    const result = await cli(["what meeting do I have?"])("chat", "--user", user.name);
+    expect(result.stdout).not.toMatch(/10:30|design team/);
+    expect(result.stdout).toContain(
+      "assistant> I can only see this in your data:\nNothing on your calendar today.",
+    );
+  });
 });

@@ -76,6 +76,18 @@ describeEachDatabase("briefbot task, project and note", (getDb) => {
       ],
       [["task", "done", "abc", "--user", "max"], 'briefbot: task id "abc" is not a positive whole number\n'],
       [["task", "done", "999999", "--user", "max"], "briefbot: max has no task 999999\n"],
+      [
+        ["task", "done", "99999999999999999999", "--user", "max"],
+        "briefbot: max has no task 99999999999999999999\n",
+      ],
+      [
+        ["task", "add", "x".repeat(100_000), "--user", "max"],
+        "briefbot: the title is 100,000 characters long; at most 300 are allowed\n",
+      ],
+      [
+        ["task", "add", "X", "--user", "max", "--notes", "n".repeat(2001)],
+        "briefbot: --notes is 2,001 characters long; at most 2,000 are allowed\n",
+      ],
     ];
     for (const [argv, stderr] of cases) expect(await run(...argv)).toEqual({ code: 2, stdout: "", stderr });
     expect((await run("task", "list", "--user", "max")).stdout).toBe("no open tasks\n");
@@ -107,5 +119,31 @@ describeEachDatabase("briefbot task, project and note", (getDb) => {
       'briefbot: --recent-days "0" is not a positive whole number\n',
     );
     expect((await run("note", "add", "--user", "ned")).code).toBe(2);
+    const tooLong: [string[], string][] = [
+      [
+        ["note", "add", "n".repeat(10_001), "--user", "ned"],
+        "briefbot: the note is 10,001 characters long; at most 10,000 are allowed\n",
+      ],
+      [
+        ["note", "add", "ok", "--user", "ned", "--title", "t".repeat(201)],
+        "briefbot: --title is 201 characters long; at most 200 are allowed\n",
+      ],
+      [
+        ["project", "add", "p".repeat(201), "--user", "ned"],
+        "briefbot: the name is 201 characters long; at most 200 are allowed\n",
+      ],
+      [
+        ["project", "add", "Shed", "--user", "ned", "--summary", "s".repeat(2001)],
+        "briefbot: --summary is 2,001 characters long; at most 2,000 are allowed\n",
+      ],
+      [
+        ["user", "set", "ned", "--profile", "p".repeat(4001)],
+        "briefbot: --profile is 4,001 characters long; at most 4,000 are allowed\n",
+      ],
+    ];
+    for (const [argv, stderr] of tooLong) expect(await run(...argv)).toEqual({ code: 2, stdout: "", stderr });
+    // Nothing was written.
+    expect((await run("project", "list", "--user", "ned")).stdout).not.toContain("ppp");
+    expect((await run("note", "list", "--user", "ned")).stdout.split("\n").filter(Boolean)).toHaveLength(1);
   });
 });

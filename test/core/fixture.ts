@@ -61,7 +61,7 @@ export function toolContextFor(db: Database, user: User, clock: Clock = fixedClo
 export function testCore<MODEL extends ModelClient, CLOCK extends Clock = ReturnType<typeof fixedClock>>(
   db: Database,
   model: MODEL,
-  options: Partial<Pick<CoreOptions, "checkInContext" | "tools" | "config">> & {
+  options: Partial<Pick<CoreOptions, "checkInContext" | "tools" | "config" | "timer">> & {
     clock?: CLOCK;
     /** `Sources.refresh`, e.g. `createSourceRefresher` against the Open-Meteo test server; default none. */
     refresh?: Sources["refresh"];
@@ -82,6 +82,7 @@ export function testCore<MODEL extends ModelClient, CLOCK extends Clock = Return
     config: options.config ?? {},
     checkInContext: options.checkInContext,
     tools: options.tools,
+    timer: options.timer,
   });
   return { ...core, ports, model, clock, logger };
 }

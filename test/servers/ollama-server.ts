@@ -30,6 +30,11 @@
  *   tests use it to keep a request "running" while they observe other traffic.
  * - `{ promptEvalCount: 120 }`: override the reported prompt tokens (simulate silent truncation).
  * - `{ doneReason: "length" }`, `{ thinking: "..." }`, `{ latency: { perTokenMs } }` per reply.
+ * - `{ endless: { token: "la ", everyMs: 0 } }`: HTTP 200, then that token forever (a runaway model on a
+ *   server that ignores `num_predict`), until the client goes away.
+ *
+ * Like Ollama, a request's `options.num_predict` cuts the reply after that many tokens with
+ * `done_reason: "length"` (tool calls count as their JSON's length / 4).
  *
  * Per model, replies come from the `script()` queue first, then the model's `reply` function, then a default
  * `{ content: "Hello from <model>." }`. Like `OLLAMA_NUM_PARALLEL=1`, each model serves `parallel` requests at
@@ -70,6 +75,7 @@ export interface ScriptedReply {
   evalCount?: number;
   doneReason?: "stop" | "length";
   latency?: Partial<LatencyModel>;
+  endless?: { token?: string; everyMs?: number };
 }
 
 export interface RecordedChatMessage {
@@ -272,7 +278,15 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
         return sendError(response, 400, "the input length exceeds the context length");
       }
       const latency = { ...defaultLatency, ...reply.latency };
-      const plan = planChunks(reply);
+      if (reply.endless) {
+        await streamForever(chat.model, reply.endless, response, cancelled);
+        emit("disconnected");
+        return;
+      }
+      const numPredict = typeof chat.options?.num_predict === "number" ? chat.options.num_predict : undefined;
+      const planned = planChunks(reply);
+      const plan = numPredict === undefined ? planned : capTokens(planned, numPredict);
+      const cutShort = plan.length < planned.length;
       const metrics = {
         promptEvalCount:
           reply.promptEvalCount ?? (promptTokens > numCtx ? Math.floor(numCtx / 2) + 2 : promptTokens),
@@ -304,7 +318,14 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
         };
         emit("first-chunk");
         sendJson(response, 200, {
-          ...finalChunk(chat.model, message, reply, metrics, startedAt, promptDoneAt),
+          ...finalChunk(
+            chat.model,
+            message,
+            cutShort ? { ...reply, doneReason: "length" } : reply,
+            metrics,
+            startedAt,
+            promptDoneAt,
+          ),
         });
         emit("finished");
         return;
@@ -333,8 +354,9 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
         ...(finalToolCalls ? { tool_calls: finalToolCalls } : {}),
       };
       if (sent === 0) emit("first-chunk");
+      const ending = cutShort ? { ...reply, doneReason: "length" as const } : reply;
       response.end(
-        `${JSON.stringify(finalChunk(chat.model, message, reply, metrics, startedAt, promptDoneAt))}\n`,
+        `${JSON.stringify(finalChunk(chat.model, message, ending, metrics, startedAt, promptDoneAt))}\n`,
       );
       emit("finished");
     } finally {
@@ -492,6 +514,39 @@ function planChunks(reply: ScriptedReply): PlannedChunk[] {
     chunks.push({ toolCalls: calls, final: reply.toolCallsIn === "final", tokens });
   }
   return chunks;
+}
+
+/** The chunks Ollama would send before `num_predict` tokens are spent. */
+function capTokens(plan: PlannedChunk[], numPredict: number): PlannedChunk[] {
+  const kept: PlannedChunk[] = [];
+  let tokens = 0;
+  for (const chunk of plan) {
+    if (tokens + chunk.tokens > numPredict) break;
+    tokens += chunk.tokens;
+    kept.push(chunk);
+  }
+  return kept;
+}
+
+/** A runaway model: one token after another, never `done`, until the client disconnects. */
+async function streamForever(
+  model: string,
+  endless: { token?: string; everyMs?: number },
+  response: ServerResponse,
+  cancelled: AbortSignal,
+): Promise<void> {
+  response.writeHead(200, { "Content-Type": "application/x-ndjson" });
+  const line = `${JSON.stringify(streamChunk(model, { content: endless.token ?? "la ", tokens: 1 }))}\n`;
+  while (!cancelled.aborted && !response.destroyed) {
+    if (!response.write(line)) {
+      await new Promise<void>((resolve) => {
+        response.once("drain", resolve);
+        response.once("close", resolve);
+      });
+    }
+    if ((endless.everyMs ?? 0) > 0) await sleepUnless(endless.everyMs ?? 0, cancelled);
+    else await new Promise<void>((resolve) => setImmediate(resolve));
+  }
 }
 
 /** Whitespace-delimited tokens that keep their leading whitespace, so joining them restores the text. */

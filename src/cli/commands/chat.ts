@@ -1,6 +1,7 @@
 /**
  * `briefbot chat --user U [--run ID]`: the terminal channel. Lines from the input are messages; by default
- * they follow up on the user's latest briefing. A destructive tool call asks "y/n" before it runs.
+ * they follow up on the user's latest briefing. A change waiting for confirmation asks "y/n" before it runs;
+ * `/undo` takes back the changes the last reply made.
  */
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
@@ -8,7 +9,7 @@ import { getUserRun, latestFinishedRun } from "../../../db/queries/runs.ts";
 import { requireUserByName } from "../../../db/queries/users.ts";
 import type { Assistant, ThreadRef } from "../../core/index.ts";
 import { CliError, type Output, type RegisterCommands, withContext } from "../context.ts";
-import { parsePositiveInt } from "../parse.ts";
+import { parseId } from "../parse.ts";
 import { assistantCore } from "./brief.ts";
 
 interface ChatOptions {
@@ -31,9 +32,9 @@ export function createChatCommands(streams: { input?: Readable } = {}): Register
           const user = await requireUserByName(ctx.db, options.user);
           let runId: number | undefined;
           if (options.run !== undefined) {
-            runId = parsePositiveInt("--run", options.run);
-            if (!(await getUserRun(ctx.db, user.id, runId)))
-              throw new CliError(`${user.name} has no run ${runId}`);
+            runId = parseId("--run", options.run);
+            if (runId === undefined || !(await getUserRun(ctx.db, user.id, runId)))
+              throw new CliError(`${user.name} has no run ${options.run.trim()}`);
           } else if (!options.new) {
             runId = (await latestFinishedRun(ctx.db, user.id))?.id;
           }
@@ -44,8 +45,8 @@ export function createChatCommands(streams: { input?: Readable } = {}): Register
           };
           ctx.out.line(
             runId === undefined
-              ? `chatting with ${user.name}'s assistant; an empty line or /exit ends`
-              : `following up on briefing run ${runId}; an empty line or /exit ends`,
+              ? `chatting with ${user.name}'s assistant; /undo takes back the last reply's changes, an empty line or /exit ends`
+              : `following up on briefing run ${runId}; /undo takes back the last reply's changes, an empty line or /exit ends`,
           );
           await runTerminalChat(
             assistantCore(ctx).assistant,
@@ -84,14 +85,23 @@ export async function runTerminalChat(
     const line = await lines.next();
     return line.done ? undefined : line.value;
   };
+  let undoable: number[] = [];
   for (;;) {
     const text = (await next())?.trim();
     if (!text || text === "/exit") {
       reader.close();
       return;
     }
+    if (text === "/undo") {
+      if (undoable.length === 0) out.line("assistant> There is nothing to undo.");
+      // Latest first, so an update is undone before the creation it changed.
+      for (const id of undoable.reverse()) out.line(`assistant> ${(await assistant.undo(userId, id)).text}`);
+      undoable = [];
+      continue;
+    }
     const reply = await assistant.reply(userId, thread, text);
     out.line(`assistant> ${reply.text}`);
+    undoable = reply.changes.flatMap((change) => (change.undo ? [change.undo.id] : []));
     for (const pending of reply.pending) {
       out.line(`confirm> ${pending.summary} [y/N]`);
       const answer = (await next("y/N> "))?.trim().toLowerCase() ?? "";
@@ -101,6 +111,7 @@ export async function runTerminalChat(
         answer === "y" || answer === "yes",
       );
       out.line(`assistant> ${outcome.text}`);
+      if (outcome.kind === "done" && outcome.undo) undoable.push(outcome.undo.id);
     }
   }
 }

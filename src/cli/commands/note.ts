@@ -1,8 +1,9 @@
 import { createNote, listNotes } from "../../../db/queries/notes.ts";
 import { requireUserByName } from "../../../db/queries/users.ts";
+import { FIELD_LIMITS } from "../../core/field-limits.ts";
 import { daysBefore, formatLocal } from "../../core/local-time.ts";
 import { CliError, type RegisterCommands, withContext } from "../context.ts";
-import { parsePositiveInt } from "../parse.ts";
+import { parsePositiveInt, parseText } from "../parse.ts";
 
 interface NoteOptions {
   user: string;
@@ -23,12 +24,13 @@ export const registerNoteCommands: RegisterCommands = (program, context) => {
     .action((words: string[], options: NoteOptions) =>
       withContext(context, async (ctx) => {
         const owner = await requireUserByName(ctx.db, options.user);
-        const body = words.join(" ").trim();
+        const body = parseText("the note", words.join(" ").trim(), FIELD_LIMITS.noteBody);
         if (!body) throw new CliError("a note needs text");
+        const title = parseText("--title", options.title ?? "", FIELD_LIMITS.noteTitle);
         const created = await createNote(ctx.db, {
           userId: owner.id,
           body,
-          title: options.title ?? "",
+          title,
           createdAt: ctx.clock.now(),
         });
         if (options.json) ctx.out.json(created);
@@ -45,7 +47,7 @@ export const registerNoteCommands: RegisterCommands = (program, context) => {
     .action((options: NoteOptions) =>
       withContext(context, async (ctx) => {
         const recentDays = options.recentDays
-          ? parsePositiveInt("--recent-days", options.recentDays)
+          ? parsePositiveInt("--recent-days", options.recentDays, 36_500)
           : undefined;
         const owner = await requireUserByName(ctx.db, options.user);
         const rows = await listNotes(ctx.db, owner.id, {

@@ -1,7 +1,9 @@
 import { createProject, findProjectByName, listProjects } from "../../../db/queries/projects.ts";
 import { requireUserByName } from "../../../db/queries/users.ts";
 import type { ProjectStatus } from "../../../db/schema/users.ts";
+import { FIELD_LIMITS } from "../../core/field-limits.ts";
 import { CliError, type RegisterCommands, withContext } from "../context.ts";
+import { parseText } from "../parse.ts";
 
 const STATUSES: ProjectStatus[] = ["active", "paused", "done", "archived"];
 
@@ -31,15 +33,16 @@ export const registerProjectCommands: RegisterCommands = (program, context) => {
     .action((words: string[], options: ProjectOptions) =>
       withContext(context, async (ctx) => {
         const owner = await requireUserByName(ctx.db, options.user);
-        const name = words.join(" ").trim();
+        const name = parseText("the name", words.join(" ").trim(), FIELD_LIMITS.projectName);
         if (!name) throw new CliError("a project needs a name");
+        const summary = parseText("--summary", options.summary ?? "", FIELD_LIMITS.projectSummary);
         const status = parseStatus(options.status ?? "active");
         if (await findProjectByName(ctx.db, owner.id, name))
           throw new CliError(`${owner.name} already has a project "${name}"`);
         const created = await createProject(ctx.db, {
           userId: owner.id,
           name,
-          summary: options.summary ?? "",
+          summary,
           status,
         });
         if (options.json) ctx.out.json(created);

@@ -3,18 +3,16 @@
 import { getUserRun, latestFinishedRun } from "../../../db/queries/runs.ts";
 import { requireUserByName } from "../../../db/queries/users.ts";
 import { createReceiptLog } from "../../../db/stores/index.ts";
-import { type ReceiptsView, receiptsView } from "../../core/index.ts";
+import { type ReceiptsView, receiptBlock, receiptsView } from "../../core/index.ts";
 import { formatLocal } from "../../core/local-time.ts";
 import { CliError, type RegisterCommands, withContext } from "../context.ts";
-import { parsePositiveInt } from "../parse.ts";
+import { parseId } from "../parse.ts";
 
 interface ReceiptsOptions {
   user: string;
   run?: string;
   json?: boolean;
 }
-
-const MAX_RESULT_CHARS = 600;
 
 export const registerReceiptsCommands: RegisterCommands = (program, context) => {
   program
@@ -26,14 +24,18 @@ export const registerReceiptsCommands: RegisterCommands = (program, context) => 
     .action((options: ReceiptsOptions) =>
       withContext(context, async (ctx) => {
         const user = await requireUserByName(ctx.db, options.user);
-        const runId = options.run === undefined ? undefined : parsePositiveInt("--run", options.run);
+        const runId = options.run === undefined ? undefined : parseId("--run", options.run);
         const run =
-          runId === undefined
+          options.run === undefined
             ? await latestFinishedRun(ctx.db, user.id)
-            : await getUserRun(ctx.db, user.id, runId);
+            : runId === undefined
+              ? undefined
+              : await getUserRun(ctx.db, user.id, runId);
         if (!run) {
           throw new CliError(
-            runId === undefined ? `${user.name} has no briefing yet` : `${user.name} has no run ${runId}`,
+            options.run === undefined
+              ? `${user.name} has no briefing yet`
+              : `${user.name} has no run ${options.run.trim()} (no such run)`,
           );
         }
         const view = await receiptsView(createReceiptLog(ctx.db), run);
@@ -43,6 +45,7 @@ export const registerReceiptsCommands: RegisterCommands = (program, context) => 
     );
 };
 
+/** Every receipt whole: what the tool was asked, when, and every item and field it returned. */
 export function formatReceipts(view: ReceiptsView, zone: string): string[] {
   const lines = [
     `run ${view.run.id} · ${view.run.slot} of ${view.run.localDate}${view.run.archived ? " (archived)" : ""} · ${view.receipts.length} tool calls`,
@@ -53,10 +56,7 @@ export function formatReceipts(view: ReceiptsView, zone: string): string[] {
     lines.push(
       `${formatLocal(receipt.at, zone, "HH:mm:ss")}  ${receipt.error ? "✗" : "✓"} ${receipt.toolName}(${args})`,
     );
-    const result = JSON.stringify(receipt.result) ?? "null";
-    lines.push(
-      `          → ${result.length > MAX_RESULT_CHARS ? `${result.slice(0, MAX_RESULT_CHARS)}… (--json for all)` : result}`,
-    );
+    for (const line of receiptBlock(receipt, zone).lines) lines.push(`          ${line}`);
   }
   return lines;
 }

@@ -3,9 +3,10 @@ import { completeTask, createTask, getTask, listTasks } from "../../../db/querie
 import { requireUserByName } from "../../../db/queries/users.ts";
 import type { Task } from "../../../db/schema/users.ts";
 import { TASK_FILTERS, type TaskFilter } from "../../core/domain.ts";
+import { FIELD_LIMITS } from "../../core/field-limits.ts";
 import { taskQuery } from "../../core/tasks.ts";
 import { CliError, type RegisterCommands, withContext } from "../context.ts";
-import { parseClockTime, parseDueDate, parsePositiveInt, parsePriority } from "../parse.ts";
+import { parseClockTime, parseDueDate, parseId, parsePriority, parseText } from "../parse.ts";
 
 interface TaskOptions {
   user: string;
@@ -34,8 +35,9 @@ export const registerTaskCommands: RegisterCommands = (program, context) => {
     .action((words: string[], options: TaskOptions) =>
       withContext(context, async (ctx) => {
         const owner = await requireUserByName(ctx.db, options.user);
-        const title = words.join(" ").trim();
+        const title = parseText("the title", words.join(" ").trim(), FIELD_LIMITS.taskTitle);
         if (!title) throw new CliError("a task needs a title");
+        const notes = parseText("--notes", options.notes ?? "", FIELD_LIMITS.taskNotes);
         if (options.at && !options.due) throw new CliError("--at needs --due");
         const dueDate = options.due ? parseDueDate(options.due, ctx.clock.now(), owner.timeZone) : null;
         const dueTime = options.at ? parseClockTime("--at", options.at) : null;
@@ -52,7 +54,7 @@ export const registerTaskCommands: RegisterCommands = (program, context) => {
         const created = await createTask(ctx.db, {
           userId: owner.id,
           title,
-          notes: options.notes ?? "",
+          notes,
           dueDate,
           dueTime,
           priority,
@@ -95,9 +97,9 @@ export const registerTaskCommands: RegisterCommands = (program, context) => {
     .action((id: string, options: TaskOptions) =>
       withContext(context, async (ctx) => {
         const owner = await requireUserByName(ctx.db, options.user);
-        const taskId = parsePositiveInt("task id", id);
-        const existing = await getTask(ctx.db, owner.id, taskId);
-        if (!existing) throw new CliError(`${owner.name} has no task ${taskId}`);
+        const taskId = parseId("task id", id);
+        const existing = taskId === undefined ? undefined : await getTask(ctx.db, owner.id, taskId);
+        if (!existing || taskId === undefined) throw new CliError(`${owner.name} has no task ${id.trim()}`);
         if (existing.status === "done") throw new CliError(`task ${taskId} is already done`);
         const done = await completeTask(ctx.db, owner.id, taskId, ctx.clock.now());
         if (options.json) ctx.out.json(done);

@@ -13,10 +13,18 @@ import {
 import type { Identity, NewUser, SlotTimes, User } from "../../../db/schema/users.ts";
 import { DEFAULT_SLOT_TIMES, SLOT_NAMES } from "../../core/domain.ts";
 import { errorMessage } from "../../core/errors.ts";
+import { FIELD_LIMITS } from "../../core/field-limits.ts";
 import { resolveLocation } from "../../sources/weather/geocoding.ts";
 import { describeCandidates } from "../../sources/weather/set-location.ts";
 import { type CliContext, CliError, type RegisterCommands, withContext } from "../context.ts";
-import { collect, parseCoordinate, parseMode, parseSlotAssignments, parseTimeZone } from "../parse.ts";
+import {
+  collect,
+  parseCoordinate,
+  parseMode,
+  parseSlotAssignments,
+  parseText,
+  parseTimeZone,
+} from "../parse.ts";
 
 interface UserOptions {
   tz?: string;
@@ -164,8 +172,11 @@ async function settingsFromOptions(
   if (options.slot && options.slot.length > 0)
     changes.slots = { ...currentSlots, ...parseSlotAssignments(options.slot) };
   if (options.mode !== undefined) changes.briefingMode = parseMode(options.mode);
-  if (options.model !== undefined) changes.preferredModel = options.model.trim() || null;
-  if (options.profile !== undefined) changes.profile = options.profile;
+  if (options.model !== undefined)
+    changes.preferredModel = parseText("--model", options.model.trim(), FIELD_LIMITS.modelName) || null;
+  if (options.profile !== undefined)
+    changes.profile = parseText("--profile", options.profile, FIELD_LIMITS.userProfile);
+  if (options.location !== undefined) parseText("--location", options.location, FIELD_LIMITS.placeName);
   if ((options.lat === undefined) !== (options.lon === undefined))
     throw new CliError("--lat and --lon go together");
   if (options.lat !== undefined && options.lon !== undefined) {

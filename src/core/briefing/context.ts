@@ -2,6 +2,7 @@
  * What every step of one briefing run reads: the run, the user, the briefing tool set, where messages go and
  * where progress is reported. Built once per run; steps hand their results on as values.
  */
+import { type Budget, createBudget } from "../budget.ts";
 import type { CoreDeps } from "../deps.ts";
 import type { BriefingRun, GroundingVerdict, RunMode, SlotName, ToolCall, User } from "../domain.ts";
 import type { BriefingObserver } from "../events.ts";
@@ -27,6 +28,8 @@ export interface RunContext {
   readonly toolContext: ToolContext;
   readonly log: MessageLog;
   readonly emit: BriefingObserver;
+  /** The run's overall deadline (`runDeadlineSeconds`): every model request gets what is left of it. */
+  readonly budget: Budget;
 }
 
 export function runContext(
@@ -56,6 +59,7 @@ export function runContext(
       deps.timer,
     ),
     emit,
+    budget: createBudget(deps.timer, deps.config.runDeadlineSeconds * 1000, `the ${slot} briefing`),
   };
 }
 

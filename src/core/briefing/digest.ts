@@ -3,10 +3,23 @@
  * failing, or produced nothing usable. Plain, complete, and backed line by line.
  */
 import type { Receipt } from "../domain.ts";
+import type { ModelErrorCode } from "../model.ts";
 import { readSections } from "./receipt-text.ts";
 
 export const MODEL_UNAVAILABLE_NOTE =
   "(The assistant model was unavailable, so this is a plain digest of your data.)";
+
+/** The digest's closing note when the model failed, saying how. */
+export function modelFailureNote(code: ModelErrorCode): string {
+  switch (code) {
+    case "DEADLINE_EXCEEDED":
+      return "(The assistant model took too long, so this is a plain digest of your data.)";
+    case "OUTPUT_CAPPED":
+      return "(The assistant model's reply ran on past its limit, so this is a plain digest of your data.)";
+    default:
+      return MODEL_UNAVAILABLE_NOTE;
+  }
+}
 
 export function buildDigest(
   receipts: readonly Receipt[],

@@ -1,12 +1,14 @@
 /**
- * Confirm / Cancel on a destructive tool call. Only the user who owns the pending action may resolve it,
- * only before it expires, and only once; the tool then runs as that owner.
+ * Confirm / Cancel on a change the model proposed (a deletion, or any change from a turn that held outside
+ * text or that the user did not ask for). Only the user who owns the pending action may resolve it, only
+ * before it expires, and only once; the tool then runs as that owner, and what it did gets an Undo.
  */
 import type { ConfirmationOutcome } from "../assistant.ts";
 import type { CoreDeps } from "../deps.ts";
 import { messageLog } from "../message-log.ts";
 import { chatToolSet } from "../tools/allowlists.ts";
 import { dispatchToolCall, resultContent } from "../tools/dispatch.ts";
+import { offerUndo } from "./undo.ts";
 
 export async function resolveConfirmation(
   deps: CoreDeps,
@@ -16,7 +18,7 @@ export async function resolveConfirmation(
 ): Promise<ConfirmationOutcome> {
   const { confirmations } = deps.ports;
   const action = await confirmations.get(pendingId);
-  if (!action) return { kind: "not-found", text: "That request no longer exists." };
+  if (action?.kind !== "confirm") return { kind: "not-found", text: "That request no longer exists." };
   if (action.userId !== userId)
     return { kind: "not-yours", text: "Only the person who asked can confirm that." };
   if (action.state !== "pending")
@@ -61,7 +63,10 @@ export async function resolveConfirmation(
     await log.runnerCalls([outcome]);
     await log.text("assistant", text, deps.clock.now(), { kind: "confirmation", pending_id: claimed.id });
   }
-  return { kind: "done", text };
+  const undo = outcome.mutation
+    ? await offerUndo(deps, { userId, conversationId: claimed.conversationId }, outcome.mutation)
+    : undefined;
+  return { kind: "done", text, ...(undo ? { undo } : {}) };
 }
 
 function errorText(result: unknown): string {

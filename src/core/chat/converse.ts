@@ -1,28 +1,40 @@
 /**
  * Chat turns: a follow-up in a briefing's thread (answered from that run's receipts, and only that run's)
- * or plain chat with the full tool set. Both use the `interactive` route; both store the user's text, every
- * fresh tool call and result (new receipts, on the thread) and the reply.
+ * or plain chat. Both use the `interactive` route with the read-only tools (for anything the receipts do
+ * not cover) and the write tools; both store the user's text, every fresh tool call and result (new
+ * receipts, on the thread) and the reply.
+ *
+ * Every answer passes the grounding gate against the receipts in its context (the run's, the thread's,
+ * and its own fresh calls). Every change the model makes is stated in the reply from its receipt and gets
+ * an Undo; a change waits for the user's Confirm when it is a deletion, when the turn's context holds text
+ * from outside the user (feed items, subscribed calendars), or, in a follow-up, when the user did not ask
+ * for a change.
  */
-import type { ChatReply, PendingConfirmation, ThreadRef } from "../assistant.ts";
+import type { ChangeNotice, ChatReply, PendingConfirmation, ThreadRef } from "../assistant.ts";
 import { triggerInstruction } from "../briefing/slot-prompts.ts";
+import { type Budget, createBudget } from "../budget.ts";
 import type { CoreDeps } from "../deps.ts";
-import type { BriefingRun, Receipt, User } from "../domain.ts";
+import type { BriefingRun, GroundingVerdict, Receipt, User } from "../domain.ts";
+import { groundAnswer } from "../grounding/gate.ts";
+import { localDate } from "../local-time.ts";
 import { messageLog } from "../message-log.ts";
 import { type ChatMessage, ModelError, withPreferredModel } from "../model.ts";
-import { CHAT_TOOLS, chatToolSet, READ_ONLY_CHAT_TOOLS } from "../tools/allowlists.ts";
+import { chatToolSet, readOnlyChatToolSet } from "../tools/allowlists.ts";
 import type { ToolContext } from "../tools/define-tool.ts";
-import { createToolSet, type ToolSet } from "../tools/registry.ts";
-import { isStepCount, runToolLoop } from "../tools/tool-loop.ts";
+import type { ToolOutcome } from "../tools/dispatch.ts";
+import { isStepCount, runToolLoop, type Step, type ToolLoopResult } from "../tools/tool-loop.ts";
 import { addTrace, EMPTY_TRACE, type Trace } from "../trace.ts";
-import { chatSystemPrompt, followUpSystemPrompt } from "./chat-prompt.ts";
+import { asksForChange } from "./change-request.ts";
+import { chatSystemPrompt, correctionRequest, followUpSystemPrompt } from "./chat-prompt.ts";
+import { carriesOutsideText, receiptsOfMessages } from "./context-receipts.ts";
 import { toChatMessages } from "./history.ts";
+import { plainAnswer } from "./plain-answer.ts";
+import { offerUndo } from "./undo.ts";
 
 export const MAX_CHAT_TURNS = 6;
+/** A corrective turn may look up a few things before it answers again. */
+const MAX_CORRECTION_TURNS = 3;
 const HISTORY_LIMIT = 60;
-
-/** Words that ask about the present rather than the briefing's moment, or about what the briefing did not look at. */
-const ASKS_ABOUT_NOW =
-  /\b(now|right now|currently|current|at the moment|latest|still|any ?more|anything new|update[sd]?|changed?|since|tomorrow|next week|this week|upcoming|later)\b/i;
 
 export interface ChatOptions {
   onToken?: ((fragment: string) => void) | undefined;
@@ -42,33 +54,30 @@ export async function answerInThread(
   const now = deps.clock.now();
   const archived = run.archivedAt !== null;
   const runMessages = archived ? [] : await deps.ports.receipts.runMessages(run.id);
-  const receiptTimes = runMessages
-    .filter((message) => message.role === "tool")
-    .map((message) => message.createdAt.getTime());
+  const runReceipts = receiptsOfMessages(runMessages);
+  const receiptTimes = runReceipts.map((receipt) => receipt.at.getTime());
   const asOf = receiptTimes.length > 0 ? new Date(Math.max(...receiptTimes)) : undefined;
-  const stale = asOf === undefined || now.getTime() - asOf.getTime() > config.receiptMaxAgeMinutes * 60_000;
-  const refreshAllowed = archived || stale || ASKS_ABOUT_NOW.test(text);
   const prefix: ChatMessage[] = archived
     ? []
     : [{ role: "user", content: triggerInstruction(run.slot) }, ...toChatMessages(runMessages)];
   const system = followUpSystemPrompt(user, now, {
     run,
     asOf,
-    refreshAllowed,
     archived,
     retentionDays: config.retentionDays,
+    maxAgeMinutes: config.receiptMaxAgeMinutes,
   });
-  const tools = refreshAllowed
-    ? chatToolSet(deps.tools)
-    : createToolSet(
-        deps.tools,
-        "follow-up (receipts are fresh)",
-        CHAT_TOOLS.filter((name) => !(READ_ONLY_CHAT_TOOLS as readonly string[]).includes(name)),
-      );
-  return converse(deps, user, { ...thread, runId: run.id }, text, { system, prefix, tools }, options);
+  return converse(
+    deps,
+    user,
+    { ...thread, runId: run.id },
+    text,
+    { system, prefix, receipts: runReceipts, followUp: true },
+    options,
+  );
 }
 
-/** Plain chat: the full tool set, mutations included (destructive ones wait for confirmation). */
+/** Plain chat: the full tool set, changes included (each reported, some waiting for a Confirm). */
 export async function chatReply(
   deps: CoreDeps,
   user: User,
@@ -77,13 +86,17 @@ export async function chatReply(
   options: ChatOptions = {},
 ): Promise<ChatReply> {
   const system = chatSystemPrompt(user, deps.clock.now());
-  return converse(deps, user, thread, text, { system, prefix: [], tools: chatToolSet(deps.tools) }, options);
+  return converse(deps, user, thread, text, { system, prefix: [], receipts: [], followUp: false }, options);
 }
 
 interface Frame {
   system: string;
+  /** The followed-up run's messages, as the model sees them. */
   prefix: ChatMessage[];
-  tools: ToolSet;
+  /** The followed-up run's receipts: evidence for the answer, and possibly outside text. */
+  receipts: Receipt[];
+  /** A follow-up to a briefing: a change the user did not ask for waits for their Confirm. */
+  followUp: boolean;
 }
 
 async function converse(
@@ -97,7 +110,9 @@ async function converse(
   const deps: CoreDeps = { ...given, model: withPreferredModel(given.model, user.preferredModel) };
   const { ports, config } = deps;
   const message = text.trim();
-  if (!message) return { text: "Say something and I'll help.", receipts: [], pending: [] };
+  if (!message) {
+    return { text: "Say something and I'll help.", receipts: [], pending: [], changes: [], grounding: null };
+  }
   const conversation = await ports.conversations.findOrCreate({
     userId: user.id,
     platform: thread.platform,
@@ -109,14 +124,12 @@ async function converse(
   const history = (await ports.receipts.threadMessages(conversation.id, HISTORY_LIMIT)).filter(
     (stored) => stored.metadata?.briefing_slot === undefined,
   );
-  const log = messageLog(
-    ports.receipts,
-    { userId: user.id, runId: null, conversationId: conversation.id },
-    deps.timer,
-  );
+  const owner = { userId: user.id, runId: null, conversationId: conversation.id };
+  const log = messageLog(ports.receipts, owner, deps.timer);
   await log.text("user", message, deps.clock.now());
 
-  const pending: PendingConfirmation[] = [];
+  // Filed as the calls run (concurrently); reported in call order, from the outcomes.
+  const filed: PendingConfirmation[] = [];
   const context: ToolContext = {
     user,
     clock: deps.clock,
@@ -125,6 +138,7 @@ async function converse(
     requestConfirmation: async (request) => {
       const at = deps.clock.now();
       const row = await ports.confirmations.create({
+        kind: "confirm",
         userId: user.id,
         conversationId: conversation.id,
         toolName: request.toolName,
@@ -134,7 +148,7 @@ async function converse(
         expiresAt: new Date(at.getTime() + config.confirmationMinutes * 60_000),
       });
       const handle = { id: row.id, summary: row.summary, expiresAt: row.expiresAt };
-      pending.push(handle);
+      filed.push(handle);
       return handle;
     },
   };
@@ -144,43 +158,179 @@ async function converse(
     ...toChatMessages(history),
     { role: "user", content: message },
   ];
+  const earlier = [...frame.receipts, ...receiptsOfMessages(history)];
+  const outsideTextEarlier = earlier.some((receipt) => carriesOutsideText(deps.tools, receipt));
+  const unrequested = frame.followUp && !asksForChange(message);
+  const budget = createBudget(deps.timer, config.chatDeadlineSeconds * 1000, "the chat answer");
 
   let trace: Trace = EMPTY_TRACE;
-  let reply: string;
+  const outcomes: ToolOutcome[] = [];
+  const record = async (step: Step) => {
+    trace = addTrace(trace, await log.modelStep(step));
+    outcomes.push(...step.outcomes);
+  };
+  let answer: string;
+  let grounding: GroundingVerdict | null = null;
+  let failure: ModelError | undefined;
   try {
     const loop = await runToolLoop({
       model: deps.model,
       role: "interactive",
       messages,
-      tools: frame.tools,
+      tools: chatToolSet(deps.tools),
       context,
       stopWhen: isStepCount(MAX_CHAT_TURNS),
       timer: deps.timer,
-      onStep: async (step) => {
-        trace = addTrace(trace, await log.modelStep(step));
-      },
+      budget,
+      onStep: record,
+      confirmChanges: ({ steps }) =>
+        outsideTextEarlier ||
+        unrequested ||
+        steps.some((step) => step.outcomes.some((outcome) => outcome.untrusted === true)),
       ...(options.onToken ? { onToken: options.onToken } : {}),
     });
-    reply = loop.text || loop.lastProse || fallbackReply(trace.receipts, pending);
     if (loop.text === null) {
       deps.logger.warn({ userId: user.id, conversationId: conversation.id }, "chat hit the turn cap");
     }
+    const draft = loop.text || loop.lastProse || "";
+    if (draft) {
+      const gate = await groundAnswer({
+        draft,
+        receipts: [...earlier, ...trace.receipts],
+        subject: { text: "your answer", source: "this conversation" },
+        options: {
+          timeZone: user.timeZone,
+          localDate: localDate(deps.clock.now(), user.timeZone),
+          knownNames: [user.name],
+        },
+        rewrite: async (description) => {
+          const before = trace.receipts.length;
+          const text = await correct(deps, { loop, draft, description, context, budget, record });
+          return { text, receipts: trace.receipts.slice(before) };
+        },
+      });
+      grounding = gate.verdict;
+      answer = gate.kind === "unbacked" ? plainAnswer(gate.receipts) : gate.text;
+      if (gate.verdict.action !== "none") {
+        deps.logger.warn(
+          { userId: user.id, conversationId: conversation.id, grounding: gate.verdict },
+          "chat answer was not backed by its receipts as written",
+        );
+      }
+    } else {
+      answer = quietReply(trace.receipts, filed, outcomes);
+    }
   } catch (error) {
     if (!(error instanceof ModelError)) throw error;
+    failure = error;
     deps.logger.warn({ userId: user.id, code: error.code, error: error.message }, "chat model failed");
-    reply = `${fallbackReply(trace.receipts, pending)} (The assistant model is unavailable right now; your message is saved, try again in a moment.)`;
+    answer = apology(error);
   }
-  // A pending action the model forgot to mention must still reach the user, who has to press the button.
-  for (const handle of pending) {
-    if (!reply.includes(handle.summary))
-      reply = `${reply}\n${handle.summary} (waiting for your confirmation)`;
-  }
-  await log.text("assistant", reply, deps.clock.now(), { kind: "reply" });
-  return { text: reply, receipts: [...trace.receipts], pending };
+
+  const pending = outcomes.flatMap((outcome) => (outcome.pending ? [outcome.pending] : []));
+  const changes = await reportChanges(deps, owner, outcomes);
+  const reply = withNotices(answer, changes, pending);
+  await log.text("assistant", reply, deps.clock.now(), {
+    kind: "reply",
+    ...(grounding ? { grounding } : {}),
+    ...(changes.length > 0 ? { changes: changes.map((change) => change.report) } : {}),
+    ...(failure ? { failure: { code: failure.code, message: failure.message } } : {}),
+  });
+  return { text: reply, receipts: [...trace.receipts], pending, changes, grounding };
 }
 
-function fallbackReply(receipts: readonly Receipt[], pending: readonly PendingConfirmation[]): string {
+/**
+ * The corrective turn of a chat answer: the conversation so far, the draft, and the instruction naming what
+ * is unbacked, with the read-only tools to look it up. Undefined when the model could not answer.
+ */
+async function correct(
+  deps: CoreDeps,
+  turn: {
+    loop: ToolLoopResult;
+    draft: string;
+    description: string;
+    context: ToolContext;
+    budget: Budget;
+    record: (step: Step) => Promise<void>;
+  },
+): Promise<string | undefined> {
+  try {
+    const correction = await runToolLoop({
+      model: deps.model,
+      role: "interactive",
+      messages: [
+        ...turn.loop.messages,
+        // After a turn cap the last message is a tool result; the correction must follow the draft.
+        ...(turn.loop.text === null ? [{ role: "assistant" as const, content: turn.draft }] : []),
+        { role: "user", content: correctionRequest(turn.description) },
+      ],
+      tools: readOnlyChatToolSet(deps.tools),
+      context: turn.context,
+      stopWhen: isStepCount(MAX_CORRECTION_TURNS),
+      timer: deps.timer,
+      budget: turn.budget,
+      onStep: turn.record,
+    });
+    return correction.text ?? undefined;
+  } catch (error) {
+    if (!(error instanceof ModelError)) throw error;
+    return undefined;
+  }
+}
+
+/** Each executed change, from its receipt, with the Undo button filed for it. */
+async function reportChanges(
+  deps: CoreDeps,
+  owner: { userId: number; conversationId: number },
+  outcomes: readonly ToolOutcome[],
+): Promise<ChangeNotice[]> {
+  const notices: ChangeNotice[] = [];
+  for (const outcome of outcomes) {
+    if (!outcome.mutation || outcome.error) continue;
+    const undo = await offerUndo(deps, owner, outcome.mutation);
+    notices.push({ report: outcome.mutation.report, ...(undo ? { undo } : {}) });
+  }
+  return notices;
+}
+
+/**
+ * The answer, then every change made (nothing changes silently, whatever the model said) and every change
+ * waiting for a Confirm (the user has to press the button, so they must see it).
+ */
+function withNotices(
+  answer: string,
+  changes: readonly ChangeNotice[],
+  pending: readonly PendingConfirmation[],
+): string {
+  const lines = [
+    ...changes.map((change) => `✓ ${change.report}.`),
+    ...pending
+      .filter((handle) => !answer.includes(handle.summary))
+      .map((handle) => `${handle.summary} (waiting for your confirmation)`),
+  ];
+  return [answer.trim(), ...lines].filter(Boolean).join("\n");
+}
+
+/** A turn that ended without prose: say what happened rather than nothing. */
+function quietReply(
+  receipts: readonly Receipt[],
+  pending: readonly PendingConfirmation[],
+  outcomes: readonly ToolOutcome[],
+): string {
   if (pending.length > 0) return "That needs your confirmation.";
+  if (outcomes.some((outcome) => outcome.mutation)) return "";
   if (receipts.length > 0) return "I looked that up but could not put an answer together.";
   return "Sorry, I could not answer that.";
+}
+
+/** A plain apology that says what went wrong, never a guess. */
+function apology(error: ModelError): string {
+  switch (error.code) {
+    case "DEADLINE_EXCEEDED":
+      return "Sorry, the assistant model took too long to answer. Your message is saved; try again in a moment.";
+    case "OUTPUT_CAPPED":
+      return "Sorry, the assistant model's answer ran on past its limit, so I stopped it. Your message is saved; try asking again.";
+    default:
+      return "Sorry, I could not answer that. (The assistant model is unavailable right now; your message is saved, try again in a moment.)";
+  }
 }

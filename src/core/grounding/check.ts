@@ -1,5 +1,6 @@
 import { DateTime, IANAZone } from "luxon";
 import type { Receipt } from "../domain.ts";
+import { findAbsenceClaims } from "./absence.ts";
 import { findDateClaims } from "./dates.ts";
 import { collectEvidence } from "./evidence.ts";
 import { findItemClaims } from "./items.ts";
@@ -46,12 +47,15 @@ export function checkGrounding(
 /** The claims of one sentence in reading order; quoted names go first so their words are not re-read as dates. */
 function claimsOf(sentence: string, options: GroundingOptions): FoundClaim[] {
   const mask = new Mask();
+  // Absence claims first: "no tasks due today" is one claim, not an item "tasks due".
+  const absences = findAbsenceClaims(sentence, mask);
   const items = findItemClaims(sentence, mask, options.knownNames ?? []);
   const found = [
     ...findTimeClaims(sentence, mask),
     ...findDateClaims(sentence, mask, options.localDate),
     ...findNumberClaims(sentence, mask),
     ...items,
+    ...absences,
   ];
   return found.sort((a, b) => a.start - b.start || a.end - b.end);
 }

@@ -1,5 +1,6 @@
 import { DateTime } from "luxon";
 import type { Receipt } from "../domain.ts";
+import { coverageOf } from "./coverage.ts";
 import { findTimes } from "./times.ts";
 import type { CountedList, Evidence, EvidenceText } from "./types.ts";
 import { allStems, tokenize } from "./words.ts";
@@ -34,6 +35,7 @@ export function collectEvidence(receipts: readonly Receipt[], zone: string): Evi
     namedCounts: [],
     lists: [],
     texts,
+    coverage: receipts.flatMap((receipt) => coverageOf(receipt) ?? []),
     mentions(phrase) {
       const wanted = tokenize(phrase).join(" ");
       return wanted.length > 0 && texts.some((text) => ` ${text.words} `.includes(` ${wanted} `));

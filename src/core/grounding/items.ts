@@ -37,8 +37,10 @@ const QUOTED =
 /** Item claims of one sentence: quoted names first, then cue phrases, then runs of Capitalised Words. */
 export function findItemClaims(sentence: string, mask: Mask, knownNames: readonly string[]): FoundClaim[] {
   const mentions: ItemMention[] = [];
-  const add = (mention: ItemMention | null): void => {
+  const add = (mention: ItemMention | null, masked = true): void => {
     if (mention === null) return;
+    // Words already read as another claim ("no tasks due today") are not also a name.
+    if (masked && !mask.isFree(mention.start, mention.end)) return;
     if (mentions.some((other) => other.start < mention.end && mention.start < other.end)) return;
     mentions.push(mention);
   };
@@ -48,14 +50,14 @@ export function findItemClaims(sentence: string, mask: Mask, knownNames: readonl
     const start = (match.index ?? 0) + 1;
     if (inner.trim().split(/\s+/).length > MAX_WORDS + 4) continue;
     // Quoted text is one claim: its dates and numbers are part of the name, not claims of their own.
-    mask.take(start - 1, start + inner.length + 1);
+    if (!mask.take(start - 1, start + inner.length + 1)) continue;
     // Titles keep their capital when quoted; a quoted lower-case phrase may be a scare quote ("a "clean run""),
     // so it counts only beside a word that makes it a name ("the 'renew passport' task").
     const capitalised = /^\s*[\p{Lu}\p{N}]/u.test(inner);
     const named =
       NAMED_BEFORE.test(sentence.slice(0, start - 1)) ||
       NAMED_AFTER.test(sentence.slice(start + inner.length + 1));
-    if (capitalised || named) add(trimmed(sentence, start, start + inner.length, "clear"));
+    if (capitalised || named) add(trimmed(sentence, start, start + inner.length, "clear"), false);
   }
 
   // "your dentist appointment", "the Q2 budget draft task"; "a team huddle" only where something is said to
@@ -70,10 +72,10 @@ export function findItemClaims(sentence: string, mask: Mask, knownNames: readonl
     add(modifiedNoun(sentence, end - phrase.length, end));
   }
 
-  // "meeting with Sam Carter", "lunch with the design team"
+  // "meeting with Sam Carter", "lunch with the design team", "the meeting is with Priya"
   for (const match of sentence.matchAll(
     new RegExp(
-      String.raw`\b(?:meeting|call|lunch|coffee|dinner|breakfast|catch-up|catchup|chat|sync|1:1|session|appointment|interview)s?\s+with\s+((?:${WORD})(?:\s+${WORD}){0,3})`,
+      String.raw`\b(?:meeting|call|lunch|coffee|dinner|breakfast|catch-up|catchup|chat|sync|1:1|session|appointment|interview)s?\s+(?:(?:is|was|will be)\s+)?with\s+((?:${WORD})(?:\s+${WORD}){0,3})`,
       "giu",
     ),
   )) {

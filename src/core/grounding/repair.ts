@@ -31,7 +31,10 @@ export function removeUnbackedSentences(prose: string, report: GroundingReport):
  * A corrective instruction for the model naming exactly the claims no receipt backs, or "" when every
  * claim is backed.
  */
-export function describeUnbacked(report: GroundingReport): string {
+export function describeUnbacked(
+  report: GroundingReport,
+  subject: { text: string; source: string } = { text: "the briefing", source: "this run" },
+): string {
   const seen = new Set<string>();
   const lines: string[] = [];
   for (const claim of report.unbacked) {
@@ -41,7 +44,7 @@ export function describeUnbacked(report: GroundingReport): string {
     lines.push(`"${claim.text}" (${reason(claim)})`);
   }
   if (lines.length === 0) return "";
-  return `These claims have no receipt from this run: ${lines.join("; ")}. Rewrite the briefing without them; say plainly when something is empty.`;
+  return `These claims have no receipt from ${subject.source}: ${lines.join("; ")}. Rewrite ${subject.text} without them; say plainly when something is empty.`;
 }
 
 function reason(claim: Claim): string {
@@ -56,5 +59,16 @@ function reason(claim: Claim): string {
       return `no list or value of ${claim.normalized}`;
     case "item":
       return "no task, event, project or headline by that name";
+    case "absence":
+      return absenceReason(claim.normalized);
   }
+}
+
+/** "empty:events:today" → why the receipts contradict or do not back it. */
+function absenceReason(normalized: string): string {
+  const [claim, family = "data", scope] = normalized.split(":");
+  const what = scope ? `${family} (${scope.replace(/_/g, " ")})` : family;
+  return claim === "unavailable"
+    ? `a tool result of this run does show ${what}`
+    : `no tool result of this run shows an empty list of ${what}; say what the result lists`;
 }

@@ -1,5 +1,10 @@
-/** What a claim asserts: a clock time, a calendar date, a temperature, another number, or a named thing. */
-export type ClaimKind = "time" | "date" | "number" | "temperature" | "item";
+import type { Coverage } from "./coverage.ts";
+
+/**
+ * What a claim asserts: a clock time, a calendar date, a temperature, another number, a named thing, or
+ * that some kind of data is empty or unavailable.
+ */
+export type ClaimKind = "time" | "date" | "number" | "temperature" | "item" | "absence";
 
 /** One checkable assertion found in briefing prose. */
 export interface Claim {
@@ -10,7 +15,8 @@ export interface Claim {
   sentenceIndex: number;
   /**
    * Comparable form: "HH:MM" for times, "YYYY-MM-DD" for dates, a plain number ("16", "16.1") for
-   * temperatures and numbers ("20%" for percentages), lower-case content words for items.
+   * temperatures and numbers ("20%" for percentages), lower-case content words for items,
+   * "empty:events:today" or "unavailable:weather" for absence claims.
    */
   normalized: string;
 }
@@ -66,6 +72,8 @@ export interface Evidence {
   namedCounts: number[];
   lists: CountedList[];
   texts: EvidenceText[];
+  /** Per receipt, what it says about its kind of data (errored receipts included). */
+  coverage: Coverage[];
   /** True when the phrase appears word for word (case-insensitive) in some result string. */
   mentions(phrase: string): boolean;
 }

@@ -5,8 +5,17 @@
 import type { z } from "zod";
 import type { ToolCall } from "../domain.ts";
 import { errorMessage } from "../errors.ts";
-import type { PendingHandle, ToolContext } from "./define-tool.ts";
+import { storableJson } from "../storable-text.ts";
+import { isMutationResult, type PendingHandle, type ToolContext, type UndoStep } from "./define-tool.ts";
+import { argumentProblem, screenToolCalls, TOOL_CALL_LIMITS, type ToolCallLimits } from "./limits.ts";
 import type { ToolSet } from "./registry.ts";
+
+/** An executed change, as the reply reports it and the Undo button reverses it. */
+export interface MutationRecord {
+  /** Past tense, from the stored row: `Created task 12 "Book dentist" (due 2025-06-06)`. */
+  report: string;
+  undo?: UndoStep;
+}
 
 export interface ToolOutcome {
   /** The model's call id, echoed as `tool_call_id`. */
@@ -17,18 +26,28 @@ export interface ToolOutcome {
   /** What the model sees, as JSON; `{ error }` when `error` is true. */
   result: unknown;
   error: boolean;
-  /** Set when a destructive call became a pending action instead of running. */
+  /** Set when the call became a pending action instead of running. */
   pending?: PendingHandle;
+  /** Set when the call changed the user's data. */
+  mutation?: MutationRecord;
+  /** The result carries text from outside the user's own records (see `ToolDefinition.untrusted`). */
+  untrusted?: boolean;
   /** When the tool ran: the receipt's "as of". */
   at: Date;
   durationMs: number;
 }
 
 export interface DispatchOptions {
-  /** The user already confirmed this call (a resolved pending action): run destructive tools directly. */
+  /** The user already confirmed this call (a resolved pending action): run it directly. */
   confirmed?: boolean;
+  /**
+   * Every change waits for the user's Confirm, not only deletions: the turn's context holds text from
+   * outside the user, or the change was not asked for.
+   */
+  confirmChanges?: boolean;
   /** Monotonic milliseconds for durations. */
   timer?: () => number;
+  limits?: ToolCallLimits;
 }
 
 export async function dispatchToolCall(
@@ -40,15 +59,21 @@ export async function dispatchToolCall(
   const timer = options.timer ?? (() => performance.now());
   const startedAt = timer();
   const at = context.clock.now();
-  const rawArguments = isRecord(call.function.arguments) ? call.function.arguments : {};
+  const given = isRecord(call.function.arguments) ? call.function.arguments : {};
+  const problem = argumentProblem(given, options.limits ?? TOOL_CALL_LIMITS);
+  const rawArguments = problem === undefined ? given : {};
   const base = { callId: call.id, name: call.function.name, at };
   const finish = (
-    fields: Pick<ToolOutcome, "arguments" | "result" | "error"> & { pending?: PendingHandle },
+    fields: Pick<ToolOutcome, "arguments" | "result" | "error"> &
+      Partial<Pick<ToolOutcome, "pending" | "mutation" | "untrusted">>,
   ): ToolOutcome => ({
     ...base,
     ...fields,
     durationMs: timer() - startedAt,
   });
+  if (problem !== undefined) {
+    return finish({ arguments: {}, error: true, result: { error: `Not run: ${problem}.` } });
+  }
 
   const tool = tools.get(call.function.name);
   if (!tool) {
@@ -74,15 +99,16 @@ export async function dispatchToolCall(
   const validArguments = isRecord(args) ? args : rawArguments;
 
   try {
-    if (tool.confirm && !options.confirmed) {
-      if (!context.requestConfirmation) {
+    const waits = !tool.readOnly && !options.confirmed && (tool.alwaysConfirm || options.confirmChanges);
+    if (waits) {
+      if (!context.requestConfirmation || !tool.describe) {
         return finish({
           arguments: validArguments,
           error: true,
           result: { error: `${tool.name} needs the user's confirmation, which cannot be asked for here.` },
         });
       }
-      const summary = await tool.confirm(args, context);
+      const summary = `${await tool.describe(args, context)}?`;
       const pending = await context.requestConfirmation({
         toolName: tool.name,
         arguments: validArguments,
@@ -96,12 +122,28 @@ export async function dispatchToolCall(
           status: "waiting_for_confirmation",
           pending_id: pending.id,
           summary,
-          note: "Nothing has been changed yet. Ask the user to confirm; it runs only after they press Confirm.",
+          note: tool.alwaysConfirm
+            ? "Nothing has been changed yet. Ask the user to confirm; it runs only after they press Confirm."
+            : "Nothing has been changed yet: this conversation holds text from outside the user (a feed, a calendar) or the user did not ask for this change, so it waits for the user's Confirm.",
         },
       });
     }
-    const result = await tool.handler(args, context);
-    return finish({ arguments: validArguments, error: false, result: result ?? null });
+    const returned = await tool.handler(args, context);
+    if (isMutationResult(returned)) {
+      return finish({
+        arguments: validArguments,
+        error: false,
+        result: returned.result ?? null,
+        mutation: { report: returned.report, ...(returned.undo ? { undo: returned.undo } : {}) },
+      });
+    }
+    const result = returned ?? null;
+    return finish({
+      arguments: validArguments,
+      error: false,
+      result,
+      ...(tool.untrusted?.(result) ? { untrusted: true } : {}),
+    });
   } catch (error) {
     return finish({ arguments: validArguments, error: true, result: { error: errorMessage(error) } });
   }
@@ -117,9 +159,38 @@ export function dispatchAll(
   return Promise.all(calls.map((call) => dispatchToolCall(tools, call, context, options)));
 }
 
-/** Compact JSON, as the model and the grounding check read it. */
+/**
+ * A model turn's calls: screened against the limits (how many, how deep, how long), then run. Returns the
+ * calls as they may be stored and shown to the model again, with one outcome each.
+ */
+export async function dispatchTurn(
+  tools: ToolSet,
+  raw: readonly ToolCall[],
+  context: ToolContext,
+  options: DispatchOptions = {},
+): Promise<{ calls: ToolCall[]; outcomes: ToolOutcome[] }> {
+  const { calls, refusals } = screenToolCalls(raw, options.limits ?? TOOL_CALL_LIMITS);
+  const outcomes = await Promise.all(
+    calls.map((call, index) => {
+      const refusal = refusals.get(index);
+      if (refusal === undefined) return dispatchToolCall(tools, call, context, options);
+      return Promise.resolve<ToolOutcome>({
+        callId: call.id,
+        name: call.function.name,
+        arguments: {},
+        result: { error: refusal },
+        error: true,
+        at: context.clock.now(),
+        durationMs: 0,
+      });
+    }),
+  );
+  return { calls, outcomes };
+}
+
+/** Compact JSON, as the model and the grounding check read it; cleaned so it can always be stored. */
 export function resultContent(outcome: Pick<ToolOutcome, "result">): string {
-  return JSON.stringify(outcome.result ?? null);
+  return JSON.stringify(storableJson(outcome.result ?? null)) ?? "null";
 }
 
 function describeIssues(error: z.ZodError): string {

@@ -2,12 +2,18 @@ import { DateTime } from "luxon";
 import { z } from "zod";
 import { type CalendarEvent, type ChatEventChanges, EVENT_RANGES, type EventView } from "../domain.ts";
 import { NotFoundError } from "../errors.ts";
+import { FIELD_LIMITS } from "../field-limits.ts";
 import { localDate } from "../local-time.ts";
-import { defineTool, type ToolContext } from "./define-tool.ts";
+import { defineTool, mutation, type ToolContext, type UndoEventFields } from "./define-tool.ts";
 import { clip, compact, cutList } from "./format.ts";
 import { staleSourcesNote } from "./freshness.ts";
 import { clockTime, idArgument, isoDate } from "./schemas.ts";
 
+/**
+ * A busy day is listed whole (a 30-event day fits, and every event a briefing names can be found in its
+ * receipts); a range of several days is cut sooner, to keep the prompt inside num_ctx.
+ */
+const MAX_EVENTS_PER_DAY = 32;
 const MAX_EVENTS = 25;
 
 const RANGE_MEANING = { today: "today", tomorrow: "tomorrow", upcoming: "in the coming days" } as const;
@@ -18,6 +24,8 @@ export const listEventsTool = defineTool({
     "List the user's calendar events. range: today, tomorrow, or upcoming (from now, `days` ahead, default 7). " +
     "Times are local. An empty list means the calendar has nothing in that range.",
   readOnly: true,
+  // Titles, places and descriptions of subscribed calendars are written by whoever sent the invitation.
+  untrusted: (result) => listed(result, "events").some((event) => event.editable !== true),
   input: z.object({
     range: z.enum(EVENT_RANGES).default("today").describe("Which days to list"),
     days: z.coerce
@@ -38,7 +46,7 @@ export const listEventsTool = defineTool({
       staleSourcesNote(context, "calendar"),
     ]);
     // A bounded receipt keeps the prompt inside num_ctx; the note keeps the model from calling it complete.
-    const { shown, more } = cutList(found, MAX_EVENTS, "events");
+    const { shown, more } = cutList(found, range === "upcoming" ? MAX_EVENTS : MAX_EVENTS_PER_DAY, "events");
     return {
       range,
       ...(range === "upcoming" ? { days: days ?? 7 } : {}),
@@ -84,11 +92,17 @@ export const createEventTool = defineTool({
     "Add an event to the user's calendar. Give start_time for a timed event, or omit it for all day.",
   readOnly: false,
   input: z.object({
-    title: z.string().trim().min(1, { error: "must not be empty" }).max(300),
+    title: z.string().trim().min(1, { error: "must not be empty" }).max(FIELD_LIMITS.eventTitle),
     ...timingFields,
-    location: z.string().max(300).optional(),
-    description: z.string().max(2000).optional(),
+    location: z.string().max(FIELD_LIMITS.eventLocation).optional(),
+    description: z.string().max(FIELD_LIMITS.eventDescription).optional(),
   }),
+  async describe(args) {
+    const when = args.start_time
+      ? `${args.date} ${args.start_time}${args.end_time ? `–${args.end_time}` : ""}`
+      : `${args.date}, all day`;
+    return `Add event "${args.title}" on ${when}${args.location ? ` at ${args.location}` : ""}`;
+  },
   async handler(args, context) {
     const zone = context.user.timeZone;
     const common = {
@@ -104,7 +118,11 @@ export const createEventTool = defineTool({
           ...timedRange(args.date, args.start_time, args.end_time, zone),
         })
       : await context.records.createEvent(context.user.id, { ...common, allDay: true, startDate: args.date });
-    return { created: rowView(event, zone) };
+    return mutation(
+      { created: rowView(event, zone) },
+      `Added event ${event.id} "${event.title}" on ${whenText(event, zone)}`,
+      { op: "delete_event", id: event.id },
+    );
   },
 });
 
@@ -116,13 +134,25 @@ export const updateEventTool = defineTool({
   readOnly: false,
   input: z.object({
     id: idArgument("event"),
-    title: z.string().trim().min(1).max(300).optional(),
-    location: z.string().max(300).optional(),
-    description: z.string().max(2000).optional(),
+    title: z.string().trim().min(1).max(FIELD_LIMITS.eventTitle).optional(),
+    location: z.string().max(FIELD_LIMITS.eventLocation).optional(),
+    description: z.string().max(FIELD_LIMITS.eventDescription).optional(),
     date: isoDate.optional().describe("New local date YYYY-MM-DD (with start_time for a timed event)"),
     start_time: timingFields.start_time,
     end_time: timingFields.end_time,
   }),
+  async describe(args, context) {
+    const event = await requireChatEvent(context, args.id);
+    const changes = [
+      args.title !== undefined ? `title → "${args.title}"` : "",
+      args.location !== undefined ? `location → "${args.location}"` : "",
+      args.description !== undefined ? "new description" : "",
+      args.date !== undefined ? `date → ${args.date}` : "",
+      args.start_time !== undefined ? `start → ${args.start_time}` : "",
+      args.end_time !== undefined ? `end → ${args.end_time}` : "",
+    ].filter(Boolean);
+    return `Change event ${event.id} "${event.title}" (${whenText(event, context.user.timeZone)}): ${changes.join("; ") || "nothing"}`;
+  },
   async handler(args, context) {
     const zone = context.user.timeZone;
     const existing = await requireChatEvent(context, args.id);
@@ -159,7 +189,11 @@ export const updateEventTool = defineTool({
       context.clock.now(),
     );
     if (!updated) throw new NotFoundError(`no event ${args.id} created in chat`);
-    return { updated: rowView(updated, zone) };
+    return mutation(
+      { updated: rowView(updated, zone) },
+      `Updated event ${updated.id} "${updated.title}" (${whenText(updated, zone)})`,
+      { op: "restore_event", id: updated.id, fields: eventFields(existing) },
+    );
   },
 });
 
@@ -168,18 +202,22 @@ export const deleteEventTool = defineTool({
   description: "Delete an event the user created in chat. The user must confirm before it happens.",
   readOnly: false,
   input: z.object({ id: idArgument("event") }),
-  async confirm({ id }, context) {
+  alwaysConfirm: true,
+  async describe({ id }, context) {
     const event = await requireChatEvent(context, id);
     const when = DateTime.fromJSDate(event.startsAt, { zone: context.user.timeZone }).toFormat(
       event.allDay ? "ccc d LLL" : "ccc d LLL, HH:mm",
     );
-    return `Delete event ${event.id} "${event.title}" (${when})?`;
+    return `Delete event ${event.id} "${event.title}" (${when})`;
   },
   async handler({ id }, context) {
     const event = await requireChatEvent(context, id);
     if (!(await context.records.deleteEvent(context.user.id, id)))
       throw new NotFoundError(`no event ${id} created in chat`);
-    return { deleted: rowView(event, context.user.timeZone) };
+    return mutation(
+      { deleted: rowView(event, context.user.timeZone) },
+      `Deleted event ${event.id} "${event.title}" (${whenText(event, context.user.timeZone)})`,
+    );
   },
 });
 
@@ -232,4 +270,37 @@ function rowView(event: CalendarEvent, zone: string): Record<string, unknown> {
     all_day: event.allDay ? true : null,
     location: event.location,
   });
+}
+
+/** "2025-06-06 10:00–11:00" or "2025-06-06, all day", in the user's zone. */
+function whenText(event: CalendarEvent, zone: string): string {
+  if (event.allDay)
+    return `${event.startDate ?? DateTime.fromJSDate(event.startsAt, { zone }).toISODate()}, all day`;
+  const start = DateTime.fromJSDate(event.startsAt, { zone });
+  const end = DateTime.fromJSDate(event.endsAt, { zone });
+  return `${start.toFormat("yyyy-LL-dd HH:mm")}–${end.hasSame(start, "day") ? end.toFormat("HH:mm") : end.toFormat("yyyy-LL-dd HH:mm")}`;
+}
+
+/** The fields an update may change, as they were: what Undo puts back. */
+function eventFields(event: CalendarEvent): UndoEventFields {
+  return {
+    title: event.title,
+    description: event.description,
+    location: event.location,
+    allDay: event.allDay,
+    ...(event.allDay
+      ? {
+          ...(event.startDate ? { startDate: event.startDate } : {}),
+          ...(event.endDate ? { endDate: event.endDate } : {}),
+        }
+      : { startsAt: event.startsAt.toISOString(), endsAt: event.endsAt.toISOString() }),
+  };
+}
+
+function listed(result: unknown, key: string): Array<Record<string, unknown>> {
+  if (typeof result !== "object" || result === null) return [];
+  const value = (result as Record<string, unknown>)[key];
+  return Array.isArray(value)
+    ? value.filter((item): item is Record<string, unknown> => typeof item === "object" && item !== null)
+    : [];
 }

@@ -10,6 +10,11 @@ export const getRssItemsTool = defineTool({
     "Recent headlines from the user's RSS/Atom subscriptions, newest first. Without a topic, items matching the " +
     "interests in the user's profile come first. Only mention headlines that appear in the result.",
   readOnly: true,
+  // Every headline and summary is written by whoever runs the feed.
+  untrusted: (result) =>
+    typeof result === "object" && result !== null && Array.isArray((result as { items?: unknown }).items)
+      ? (result as { items: unknown[] }).items.length > 0
+      : false,
   input: z.object({
     max: z.coerce.number().int().min(1).max(30).default(8).describe("How many items, 1-30"),
     topic: z.string().trim().min(1).max(100).optional().describe("Only items about this topic"),

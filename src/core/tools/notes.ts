@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { FIELD_LIMITS } from "../field-limits.ts";
 import { daysBefore } from "../local-time.ts";
-import { defineTool } from "./define-tool.ts";
-import { noteView } from "./format.ts";
+import { defineTool, mutation } from "./define-tool.ts";
+import { clip, noteView } from "./format.ts";
 import { searchQuery } from "./schemas.ts";
 
 export const listNotesTool = defineTool({
@@ -52,9 +53,12 @@ export const createNoteTool = defineTool({
   description: "Save a note for the user.",
   readOnly: false,
   input: z.object({
-    body: z.string().trim().min(1, { error: "must not be empty" }).max(10_000),
-    title: z.string().trim().max(200).optional(),
+    body: z.string().trim().min(1, { error: "must not be empty" }).max(FIELD_LIMITS.noteBody),
+    title: z.string().trim().max(FIELD_LIMITS.noteTitle).optional(),
   }),
+  async describe(args) {
+    return `Save a note${args.title ? ` "${args.title}"` : ""}: "${clip(args.body, 120)}"`;
+  },
   async handler(args, context) {
     const note = await context.records.createNote({
       userId: context.user.id,
@@ -62,7 +66,11 @@ export const createNoteTool = defineTool({
       ...(args.title ? { title: args.title } : {}),
       createdAt: context.clock.now(),
     });
-    return { created: noteView(note, context.user.timeZone) };
+    return mutation(
+      { created: noteView(note, context.user.timeZone) },
+      `Saved note ${note.id} "${clip(note.title || note.body, 80)}"`,
+      { op: "delete_note", id: note.id },
+    );
   },
 });
 

@@ -1,6 +1,8 @@
 import { z } from "zod";
-import { PROJECT_STATUSES } from "../domain.ts";
-import { defineTool } from "./define-tool.ts";
+import { PROJECT_STATUSES, type Project } from "../domain.ts";
+import { NotFoundError } from "../errors.ts";
+import { FIELD_LIMITS } from "../field-limits.ts";
+import { defineTool, mutation, type ToolContext, type UndoProjectFields } from "./define-tool.ts";
 import { cutList, projectView } from "./format.ts";
 import { idArgument, searchQuery } from "./schemas.ts";
 
@@ -48,10 +50,13 @@ export const createProjectTool = defineTool({
   description: "Create a project for the user.",
   readOnly: false,
   input: z.object({
-    name: z.string().trim().min(1, { error: "must not be empty" }).max(200),
-    summary: z.string().max(2000).optional(),
+    name: z.string().trim().min(1, { error: "must not be empty" }).max(FIELD_LIMITS.projectName),
+    summary: z.string().max(FIELD_LIMITS.projectSummary).optional(),
     status: z.enum(PROJECT_STATUSES).optional(),
   }),
+  async describe(args) {
+    return `Create project "${args.name}"${args.status ? ` (${args.status})` : ""}`;
+  },
   async handler(args, context) {
     const existing = await context.records.findProjectByName(context.user.id, args.name);
     if (existing) throw new Error(`a project named "${existing.name}" already exists (id ${existing.id})`);
@@ -61,7 +66,10 @@ export const createProjectTool = defineTool({
       ...(args.summary !== undefined ? { summary: args.summary } : {}),
       ...(args.status !== undefined ? { status: args.status } : {}),
     });
-    return { created: projectView(project) };
+    return mutation({ created: projectView(project) }, `Created project ${project.id} "${project.name}"`, {
+      op: "delete_project",
+      id: project.id,
+    });
   },
 });
 
@@ -71,11 +79,21 @@ export const updateProjectTool = defineTool({
   readOnly: false,
   input: z.object({
     id: idArgument("project"),
-    name: z.string().trim().min(1).max(200).optional(),
-    summary: z.string().max(2000).optional(),
+    name: z.string().trim().min(1).max(FIELD_LIMITS.projectName).optional(),
+    summary: z.string().max(FIELD_LIMITS.projectSummary).optional(),
     status: z.enum(PROJECT_STATUSES).optional(),
   }),
+  async describe({ id, ...changes }, context) {
+    const project = await requireProject(context, id);
+    const parts = [
+      changes.name !== undefined ? `name → "${changes.name}"` : "",
+      changes.status !== undefined ? `status ${project.status} → ${changes.status}` : "",
+      changes.summary !== undefined ? "new summary" : "",
+    ].filter(Boolean);
+    return `Change project ${project.id} "${project.name}": ${parts.join("; ") || "nothing"}`;
+  },
   async handler({ id, ...changes }, context) {
+    const before = await requireProject(context, id);
     const given = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
     if (Object.keys(given).length === 0) throw new Error("nothing to change: give name, summary or status");
     if (changes.name) {
@@ -84,8 +102,21 @@ export const updateProjectTool = defineTool({
         throw new Error(`a project named "${clash.name}" already exists (id ${clash.id})`);
     }
     const project = await context.records.updateProject(context.user.id, id, given, context.clock.now());
-    return { updated: projectView(project) };
+    const previous: UndoProjectFields = Object.fromEntries(
+      Object.keys(given).map((field) => [field, before[field as keyof UndoProjectFields]]),
+    );
+    return mutation(
+      { updated: projectView(project) },
+      `Updated project ${project.id} "${project.name}" (${project.status})`,
+      { op: "restore_project", id: project.id, fields: previous },
+    );
   },
 });
+
+async function requireProject(context: ToolContext, id: number): Promise<Project> {
+  const project = (await context.records.listProjects(context.user.id)).find((entry) => entry.id === id);
+  if (!project) throw new NotFoundError(`no project ${id}`);
+  return project;
+}
 
 export const projectTools = [listProjectsTool, searchProjectsTool, createProjectTool, updateProjectTool];

@@ -16,8 +16,10 @@ export function createToolRegistry(tools: readonly AnyTool[]): ToolRegistry {
   for (const tool of tools) {
     if (!SNAKE_CASE.test(tool.name)) throw new Error(`tool name "${tool.name}" is not snake_case`);
     if (Object.hasOwn(byName, tool.name)) throw new Error(`tool "${tool.name}" is registered twice`);
-    if (tool.confirm && tool.readOnly)
+    if (tool.alwaysConfirm && tool.readOnly)
       throw new Error(`tool "${tool.name}" asks for confirmation but claims to be read-only`);
+    if (!tool.readOnly && !tool.describe)
+      throw new Error(`tool "${tool.name}" changes data but cannot describe a change for a confirmation`);
     byName[tool.name] = tool;
   }
   return {

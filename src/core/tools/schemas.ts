@@ -1,5 +1,6 @@
 /** Argument pieces shared by several tools, each described for the model. */
 import { z } from "zod";
+import { MAX_ROW_ID } from "../field-limits.ts";
 import { isClockTime, isIsoDate } from "../local-time.ts";
 
 export const idArgument = (what: string) =>
@@ -7,6 +8,7 @@ export const idArgument = (what: string) =>
     .number({ error: `must be the numeric id of the ${what}` })
     .int({ error: "must be a whole number" })
     .positive({ error: "must be positive" })
+    .max(MAX_ROW_ID, { error: `no such ${what}` })
     .describe(`The ${what}'s id, from an earlier list or search result`);
 
 export const isoDate = z

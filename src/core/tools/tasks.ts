@@ -1,8 +1,10 @@
 import { z } from "zod";
+import type { Task } from "../domain.ts";
 import { TASK_FILTERS, TASK_PRIORITIES } from "../domain.ts";
 import { NotFoundError } from "../errors.ts";
+import { FIELD_LIMITS } from "../field-limits.ts";
 import { taskQuery } from "../tasks.ts";
-import { defineTool, type ToolContext } from "./define-tool.ts";
+import { defineTool, mutation, type ToolContext, type UndoTaskFields } from "./define-tool.ts";
 import { cutList, taskView } from "./format.ts";
 import { clockTime, idArgument, isoDate } from "./schemas.ts";
 
@@ -43,7 +45,7 @@ export const listTasksTool = defineTool({
 });
 
 const taskFields = {
-  notes: z.string().max(2000).optional().describe("Longer description"),
+  notes: z.string().max(FIELD_LIMITS.taskNotes).optional().describe("Longer description"),
   due_date: isoDate.optional().describe("Due date, YYYY-MM-DD in the user's time zone"),
   due_time: clockTime.optional().describe("Optional due time, HH:MM (24-hour, local)"),
   priority: z.enum(TASK_PRIORITIES).optional().describe("low, normal or high"),
@@ -55,9 +57,12 @@ export const createTaskTool = defineTool({
   description: "Create a task for the user. Compute due dates from today's date given in the system prompt.",
   readOnly: false,
   input: z.object({
-    title: z.string().trim().min(1, { error: "must not be empty" }).max(300),
+    title: z.string().trim().min(1, { error: "must not be empty" }).max(FIELD_LIMITS.taskTitle),
     ...taskFields,
   }),
+  async describe(args) {
+    return `Create task "${args.title}"${taskDetails({ dueDate: args.due_date ?? null, dueTime: args.due_time ?? null, priority: args.priority ?? "normal", project: args.project })}`;
+  },
   async handler(args, context) {
     if (args.due_time && !args.due_date) throw new Error("due_time needs a due_date");
     const projectId = args.project ? await projectIdByName(context, args.project) : null;
@@ -72,7 +77,11 @@ export const createTaskTool = defineTool({
       createdAt: context.clock.now(),
       updatedAt: context.clock.now(),
     });
-    return { created: taskView(task) };
+    return mutation(
+      { created: taskView(task) },
+      `Created task ${task.id} "${task.title}"${taskDetails({ ...task, project: args.project })}`,
+      { op: "delete_task", id: task.id },
+    );
   },
 });
 
@@ -83,11 +92,26 @@ export const updateTaskTool = defineTool({
   readOnly: false,
   input: z.object({
     id: idArgument("task"),
-    title: z.string().trim().min(1).max(300).optional(),
+    title: z.string().trim().min(1).max(FIELD_LIMITS.taskTitle).optional(),
     ...taskFields,
     due_date: isoDate.nullable().optional().describe("New due date YYYY-MM-DD, or null to remove it"),
   }),
+  async describe(args, context) {
+    const task = await requireTask(context, args.id);
+    const project =
+      task.projectId === null ? null : ((await projectNames(context)).get(task.projectId) ?? null);
+    const changes = describeChanges([
+      ["title", task.title, args.title],
+      ["notes", task.notes, args.notes],
+      ["due date", task.dueDate, args.due_date],
+      ["due time", task.dueTime, args.due_time],
+      ["priority", task.priority, args.priority],
+      ["project", project, args.project],
+    ]);
+    return `Change task ${task.id} "${task.title}": ${changes}`;
+  },
   async handler(args, context) {
+    const before = await requireTask(context, args.id);
     const changes = {
       ...(args.title !== undefined ? { title: args.title } : {}),
       ...(args.notes !== undefined ? { notes: args.notes } : {}),
@@ -100,7 +124,14 @@ export const updateTaskTool = defineTool({
     };
     if (Object.keys(changes).length === 0) throw new Error("nothing to change: give at least one field");
     const task = await context.records.updateTask(context.user.id, args.id, changes, context.clock.now());
-    return { updated: taskView(task) };
+    const previous: UndoTaskFields = Object.fromEntries(
+      Object.keys(changes).map((field) => [field, before[field as keyof UndoTaskFields]]),
+    );
+    return mutation(
+      { updated: taskView(task) },
+      `Updated task ${task.id} "${task.title}"${taskDetails(task)}`,
+      { op: "restore_task", id: task.id, fields: previous },
+    );
   },
 });
 
@@ -109,9 +140,18 @@ export const completeTaskTool = defineTool({
   description: "Mark one of the user's tasks as done.",
   readOnly: false,
   input: z.object({ id: idArgument("task") }),
+  async describe({ id }, context) {
+    const task = await requireTask(context, id);
+    return `Mark task ${task.id} "${task.title}" done`;
+  },
   async handler({ id }, context) {
+    const before = await requireTask(context, id);
     const task = await context.records.completeTask(context.user.id, id, context.clock.now());
-    return { completed: taskView(task) };
+    return mutation(
+      { completed: taskView(task) },
+      `Completed task ${task.id} "${task.title}"`,
+      before.status === "open" ? { op: "reopen_task", id: task.id } : undefined,
+    );
   },
 });
 
@@ -120,18 +160,54 @@ export const deleteTaskTool = defineTool({
   description: "Delete one of the user's tasks. The user must confirm before it happens.",
   readOnly: false,
   input: z.object({ id: idArgument("task") }),
-  async confirm({ id }, context) {
-    const task = await context.records.getTask(context.user.id, id);
-    if (!task) throw new NotFoundError(`no task ${id}`);
-    return `Delete task ${task.id} "${task.title}"?`;
+  alwaysConfirm: true,
+  async describe({ id }, context) {
+    const task = await requireTask(context, id);
+    return `Delete task ${task.id} "${task.title}"`;
   },
   async handler({ id }, context) {
     const task = await context.records.deleteTask(context.user.id, id);
-    return { deleted: taskView(task) };
+    return mutation({ deleted: taskView(task) }, `Deleted task ${task.id} "${task.title}"`);
   },
 });
 
 export const taskTools = [listTasksTool, createTaskTool, updateTaskTool, completeTaskTool, deleteTaskTool];
+
+async function requireTask(context: ToolContext, id: number): Promise<Task> {
+  const task = await context.records.getTask(context.user.id, id);
+  if (!task) throw new NotFoundError(`no task ${id}`);
+  return task;
+}
+
+/** " (due 2025-06-06 14:30, high priority, project Home)", or "" when there is nothing to add. */
+function taskDetails(task: {
+  dueDate: string | null;
+  dueTime: string | null;
+  priority: string;
+  project?: string | undefined;
+}): string {
+  const parts = [
+    task.dueDate ? `due ${task.dueDate}${task.dueTime ? ` ${task.dueTime}` : ""}` : "",
+    task.priority === "normal" ? "" : `${task.priority} priority`,
+    task.project ? `project ${task.project}` : "",
+  ].filter(Boolean);
+  return parts.length > 0 ? ` (${parts.join(", ")})` : "";
+}
+
+/** `due date 2025-06-03 → 2025-06-05; priority normal → high`: only the fields the call gives. */
+export function describeChanges(
+  fields: ReadonlyArray<[string, string | null, string | null | undefined]>,
+): string {
+  const changed = fields.filter(([, , next]) => next !== undefined);
+  if (changed.length === 0) return "nothing";
+  return changed
+    .map(([label, before, next]) => `${label} ${quoted(before)} → ${quoted(next ?? null)}`)
+    .join("; ");
+}
+
+function quoted(value: string | null): string {
+  return value === null || value === "" ? "(none)" : `"${value}"`;
+}
 
 async function projectNames(context: ToolContext): Promise<Map<number, string>> {
   const projects = await context.records.listProjects(context.user.id);

@@ -5,17 +5,30 @@
  * It returns immutable steps and the conversation it built; the caller's messages are never changed. Each
  * step is handed to `onStep` before the next request, so receipts are stored in the main path.
  */
+import type { Budget } from "../budget.ts";
 import type { ToolCall } from "../domain.ts";
 import { errorMessage } from "../errors.ts";
-import { type ChatMessage, type ChatResult, type ModelClient, ModelError, type ModelRole } from "../model.ts";
+import {
+  type ChatMessage,
+  type ChatRequest,
+  type ChatResult,
+  type ModelClient,
+  ModelError,
+  type ModelRole,
+} from "../model.ts";
 import type { ToolContext } from "./define-tool.ts";
-import { dispatchAll, resultContent, type ToolOutcome } from "./dispatch.ts";
+import { dispatchTurn, resultContent, type ToolOutcome } from "./dispatch.ts";
+import { cleanModelReply } from "./limits.ts";
 import type { ToolSet } from "./registry.ts";
 
 /** One model request and what came of it. */
 export interface Step {
+  /** The reply, cleaned; its `toolCalls` are the screened `calls`. */
   readonly result: ChatResult;
-  /** The calls that ran: none when the model answered in prose, or when no tools were on offer. */
+  /**
+   * The calls as screened (at most the per-turn cap plus one that answers for the rest): none when the model
+   * answered in prose, or when no tools were on offer.
+   */
   readonly calls: readonly ToolCall[];
   readonly outcomes: readonly ToolOutcome[];
 }
@@ -46,6 +59,13 @@ export interface ToolLoopOptions {
   onStep?: (step: Step) => Promise<void>;
   onToken?: (fragment: string) => void;
   timer?: () => number;
+  /**
+   * Whether every change the model proposes in the next step waits for the user's Confirm (deletions always
+   * do): asked before each step's calls run, with the steps so far.
+   */
+  confirmChanges?: (state: { readonly steps: readonly Step[] }) => boolean;
+  /** The run's time budget: each request gets what is left, and none starts once it is spent. */
+  budget?: Budget;
 }
 
 export interface ToolLoopResult {
@@ -64,20 +84,26 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
   const steps: Step[] = [];
   let messages: readonly ChatMessage[] = [...options.messages];
   for (;;) {
-    const result = await chatOrModelError(options.model, {
-      role: options.role,
-      messages: [...messages],
-      ...(schemas && schemas.length > 0 ? { tools: schemas } : {}),
-      ...(options.onToken ? { onToken: options.onToken } : {}),
-    });
+    const reply = await chatOrModelError(
+      options.model,
+      {
+        role: options.role,
+        messages: [...messages],
+        ...(schemas && schemas.length > 0 ? { tools: schemas } : {}),
+        ...(options.onToken ? { onToken: options.onToken } : {}),
+      },
+      options.budget,
+    );
     // Calls made without tools on offer are the model imagining tools; they are not run.
-    const calls = options.tools ? result.toolCalls : [];
-    const outcomes =
-      options.tools && calls.length > 0
-        ? await dispatchAll(options.tools, calls, options.context, timerOption(options.timer))
-        : [];
+    const { calls, outcomes } =
+      options.tools && reply.toolCalls.length > 0
+        ? await dispatchTurn(options.tools, reply.toolCalls, options.context, {
+            ...timerOption(options.timer),
+            ...(options.confirmChanges?.({ steps }) ? { confirmChanges: true } : {}),
+          })
+        : { calls: [], outcomes: [] };
     const step: Step = Object.freeze({
-      result,
+      result: { ...reply, toolCalls: calls },
       calls: Object.freeze([...calls]),
       outcomes: Object.freeze(outcomes),
     });
@@ -89,7 +115,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
       return {
         steps: Object.freeze([...steps]),
         messages,
-        text: answered ? result.content.trim() : null,
+        text: answered ? reply.content.trim() : null,
         lastProse: lastProse(steps),
       };
     }
@@ -131,14 +157,20 @@ function timerOption(timer: (() => number) | undefined): { timer?: () => number 
 
 /**
  * Every failure of the model call becomes a `ModelError`, so callers can tell "the model let us down" (fall
- * back to a digest) from a bug or a database failure (let it surface).
+ * back to a digest) from a bug or a database failure (let it surface). The reply comes back cleaned, and
+ * within the budget: no request starts once it is spent, and each is given only what is left.
  */
 export async function chatOrModelError(
   model: ModelClient,
-  request: Parameters<ModelClient["chat"]>[0],
+  request: ChatRequest,
+  budget?: Budget,
 ): Promise<ChatResult> {
+  budget?.ensure("the next model request");
+  const limited = budget
+    ? { ...request, timeoutMs: Math.min(request.timeoutMs ?? Infinity, budget.remainingMs()) }
+    : request;
   try {
-    return await model.chat(request);
+    return cleanModelReply(await model.chat(limited));
   } catch (error) {
     if (error instanceof ModelError) throw error;
     throw new ModelError(`model request failed: ${errorMessage(error)}`, "MODEL_UNAVAILABLE", {

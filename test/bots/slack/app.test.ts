@@ -333,12 +333,13 @@ describeEachDatabase("slack app", (getDb) => {
     for (let index = 0; index < 40; index += 1) {
       await createTask(db, {
         userId: user.id,
-        title: `Task ${index} <${"x".repeat(60)}> & more`,
+        title: `Task ${index} <${"x".repeat(160)}> & more`,
         dueDate: "2025-06-02",
       });
     }
-    // 30 tool calls with long results: far more than 50 blocks and 3000 characters per section.
-    const calls = Array.from({ length: 30 }, () => call("list_tasks", { filter: "due_today" }));
+    // 16 tool calls (the most one turn runs) with long results: far more than 50 blocks and 3000
+    // characters per section.
+    const calls = Array.from({ length: 16 }, () => call("list_tasks", { filter: "due_today" }));
     ollama.script(MODEL, [{ toolCalls: calls }, { content: "You have many tasks due today." }]);
     const brief = await slack.sendCommand("/brief", "morning", slackId);
     await slack.waitForPost((post) => post.channel === slack.dmChannelOf(slackId) && hasReceiptsButton(post));

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { escapeHtml, packPieces, splitText, text } from "../../../bots/telegram/format.ts";
+import { escapeHtml, splitText } from "../../../bots/telegram/format.ts";
+import { receiptPages } from "../../../bots/telegram/receipt-pages.ts";
 import {
   briefingPieces,
   confirmButtonData,
   parseButtonData,
   receiptsButtonData,
-  receiptsPieces,
 } from "../../../bots/telegram/render.ts";
 import type { Receipt } from "../../../src/core/assistant.ts";
 
@@ -73,7 +73,7 @@ describe("receipts", () => {
   });
 
   it("shows each tool compactly, escaped, in the user's time zone", () => {
-    const [piece] = receiptsPieces(view([receipt({})]), "Europe/Berlin");
+    const [piece] = receiptPages(view([receipt({})]), "Europe/Berlin");
     expect(piece?.plain).toContain("✓ list_tasks status=open · 08:01");
     expect(piece?.plain).toContain("• <b> & co · id 1 · due 2025-06-02");
     expect(piece?.html).toContain("&lt;b&gt; &amp; co");
@@ -84,22 +84,19 @@ describe("receipts", () => {
     const many = Array.from({ length: 30 }, (_, index) =>
       receipt({ id: index, toolName: `tool_${index}`, result: { text: "y".repeat(800) } }),
     );
-    const pieces = receiptsPieces(view(many), "UTC");
+    const pieces = receiptPages(view(many), "UTC");
     expect(pieces.length).toBeGreaterThan(1);
     for (const piece of pieces) expect(piece.plain.length).toBeLessThanOrEqual(4096);
     expect(pieces.map((piece) => piece.plain).join("")).toContain("tool_29");
-  });
-
-  it("packPieces splits an oversized piece as plain text instead of cutting markup", () => {
-    const pieces = packPieces([text("z".repeat(5000))], 4096);
-    expect(pieces.map((piece) => piece.plain.length)).toEqual([4096, 904]);
   });
 });
 
 describe("button data", () => {
   it("stays under 64 bytes and round-trips", () => {
     expect(Buffer.byteLength(receiptsButtonData(999_999_999_999))).toBeLessThanOrEqual(64);
-    expect(parseButtonData(receiptsButtonData(12))).toEqual({ kind: "receipts", runId: 12 });
+    expect(parseButtonData(receiptsButtonData(12))).toEqual({ kind: "receipts", runId: 12, page: 0 });
+    expect(parseButtonData("r:12:3")).toEqual({ kind: "receipts", runId: 12, page: 3 });
+    expect(parseButtonData("u:44")).toEqual({ kind: "undo", undoId: 44 });
     expect(parseButtonData(confirmButtonData(7, false))).toEqual({
       kind: "confirm",
       pendingId: 7,

@@ -95,4 +95,56 @@ describeEachDatabase("telegram webhook mode", (getDb) => {
     await h.app.idle();
     expect(h.telegram.chat(account.id).botMessages()[0]?.text).toContain("/brief");
   });
+
+  it("answers a malformed body with the right secret with 400, and still 401 without the secret", async () => {
+    const { account } = await linkedUser(getDb());
+    const { harness: h, url } = await startWebhookBot(suite);
+    const post = (body: string, secret?: string) =>
+      fetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          ...(secret ? { "x-telegram-bot-api-secret-token": secret } : {}),
+        },
+        body,
+      });
+    const malformed = [
+      "{not json",
+      "[1,2,3]",
+      '{"message":{"text":"no update_id"}}',
+      '"a string"',
+      "null",
+      "",
+    ];
+    for (const body of malformed) {
+      const response = await post(body, SECRET);
+      expect(response.status, body).toBe(400);
+      expect(await response.text()).toMatch(/^body is not (JSON|a Telegram update)/);
+      // Without the secret nothing about the body is told.
+      expect((await post(body)).status, body).toBe(401);
+    }
+    const huge = await post(`{"update_id":1,"pad":"${"x".repeat(2 * 1024 * 1024)}"}`, SECRET);
+    expect(huge.status).toBe(413);
+    await h.app.idle();
+    expect(h.telegram.sent).toHaveLength(0);
+    // The bot is unharmed: a real update right after is handled.
+    h.telegram.addChat(account);
+    const ok = await post(
+      JSON.stringify({
+        update_id: 2,
+        message: {
+          message_id: 1,
+          date: 1_717_000_000,
+          from: { id: account.id, is_bot: false, first_name: account.first_name },
+          chat: { id: account.id, type: "private", first_name: account.first_name },
+          text: "/start",
+          entities: [{ type: "bot_command", offset: 0, length: 6 }],
+        },
+      }),
+      SECRET,
+    );
+    expect(ok.status).toBe(200);
+    await h.app.idle();
+    expect(h.telegram.chat(account.id).botMessages()[0]?.text).toContain("/brief");
+  });
 });

@@ -208,7 +208,7 @@ describeEachDatabase("briefings over the Ollama HTTP API", (getDb) => {
       )?.result as Record<string, unknown>;
     expect(byTool("list_tasks", "overdue")).toMatchObject({ count: 45, note: "30 more tasks not shown." });
     expect((byTool("list_tasks", "overdue").tasks as unknown[]).length).toBe(15);
-    expect(byTool("list_events")).toMatchObject({ count: 55, note: "30 more events not shown." });
+    expect(byTool("list_events")).toMatchObject({ count: 55, note: "23 more events not shown." });
     expect(byTool("list_projects")).toMatchObject({ count: 35, note: "20 more projects not shown." });
     expect((byTool("get_rss_items").items as unknown[]).length).toBe(8);
   });

@@ -3,8 +3,9 @@ import { listRunMessages, listRunReceipts } from "../../../db/queries/messages.t
 import { getRun } from "../../../db/queries/runs.ts";
 import { updateUser } from "../../../db/queries/users.ts";
 import { briefingRuns } from "../../../db/schema/index.ts";
+import { BRIEFING_TOOLS } from "../../../src/core/tools/allowlists.ts";
 import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
-import { requestText, scriptedModel } from "../../helpers/scripted-model.ts";
+import { offeredTools, requestText, scriptedModel } from "../../helpers/scripted-model.ts";
 import { LONDON, MORNING_COVERAGE, seedEvent, seedTasks, seedWeather, TODAY, testCore } from "../fixture.ts";
 
 const HONEST =
@@ -34,7 +35,8 @@ describeEachDatabase("grounding, legacy and fallbacks", (getDb) => {
     const correction = String(requests[1]?.messages.at(-1)?.content);
     expect(correction).toContain("not backed by any tool result");
     expect(correction).toMatch(/10:30/);
-    expect(requests[1]?.tools).toBeUndefined();
+    // The corrective turn may look things up rather than guess: the same read-only briefing tools.
+    expect(offeredTools(requests[1])).toEqual([...BRIEFING_TOOLS]);
     // The correction follows the draft it corrects, with the receipts still above it.
     expect(requests[1]?.messages.at(-2)).toMatchObject({
       role: "assistant",

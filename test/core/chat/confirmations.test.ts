@@ -43,8 +43,20 @@ describeEachDatabase("plain chat and confirmations", (getDb) => {
       { platform: "cli", threadKey: `cli:${user.id}:create` },
       "add a task to book the dentist by Friday",
     );
-    expect(reply.text).toBe('Added "Book dentist" for 2025-06-06.');
     const created = reply.receipts[0]?.result as { created: { id: number } };
+    // Asked for in plain words with no outside text in play: it runs, and the reply states it from the receipt.
+    expect(reply.text).toBe(
+      `Added "Book dentist" for 2025-06-06.\n✓ Created task ${created.created.id} "Book dentist" (due 2025-06-06).`,
+    );
+    expect(reply.pending).toEqual([]);
+    expect(reply.changes).toEqual([
+      {
+        report: `Created task ${created.created.id} "Book dentist" (due 2025-06-06)`,
+        undo: expect.objectContaining({
+          summary: `Undo: Created task ${created.created.id} "Book dentist" (due 2025-06-06)`,
+        }),
+      },
+    ]);
     expect((await getTask(db, user.id, created.created.id))?.title).toBe("Book dentist");
     const request = model.requests.at(-2);
     expect((request?.tools ?? []).length).toBe(18);

@@ -45,9 +45,10 @@ describeEachDatabase("follow-ups answered from receipts", (getDb) => {
       role: "user",
       content: "what's the overdue one about?",
     });
-    // Fresh receipts: no read-only data tools on offer, only changes.
-    expect(toolNames(request)).not.toContain("list_events");
+    // Follow-ups can look up what the receipts do not cover, as well as make (confirmed) changes.
+    expect(toolNames(request)).toContain("list_events");
     expect(toolNames(request)).toContain("complete_task");
+    expect(String(request?.messages[0]?.content)).not.toMatch(/more than 60 minutes old/);
 
     const conversation = await findConversation(db, "telegram", thread.threadKey);
     expect(conversation?.runId).toBe(morning.runId);
@@ -94,7 +95,9 @@ describeEachDatabase("follow-ups answered from receipts", (getDb) => {
     const reply = await assistant.reply(user.id, thread, "anything on my calendar?");
     const request = model.requests.at(-2);
     expect(toolNames(request)).toContain("list_events");
-    expect(String(request?.messages[0]?.content)).toMatch(/may call the read-only tools again/);
+    expect(String(request?.messages[0]?.content)).toMatch(
+      /more than 60 minutes old: for anything that may have changed since, call the read-only tools again/,
+    );
     expect(reply.receipts.map((receipt) => [receipt.toolName, receipt.runId])).toEqual([
       ["list_events", null],
     ]);

@@ -87,13 +87,15 @@ describe("the design doc's hallucinations", () => {
     expect(verdicts(report)).toEqual([
       ["temperature", "8", "backed"],
       ["temperature", "16", "backed"],
+      // The empty list_events(today) receipt is what backs "nothing on the calendar".
+      ["absence", "nothing on the calendar", "backed"],
       ["item", "Fix briefing hallucinations", "backed"],
     ]);
     expect(report.unbacked).toEqual([]);
     expect(describeUnbacked(report)).toBe("");
   });
 
-  it("states an empty calendar honestly without any claim", () => {
+  it("backs an honest empty calendar by its empty receipts, each absence checked against its own list", () => {
     const prose =
       "Nothing on your calendar today. No overdue tasks either, and nothing is due. Enjoy the quiet morning!";
     const report = checkGrounding(
@@ -102,7 +104,12 @@ describe("the design doc's hallucinations", () => {
       LONDON,
     );
 
-    expect(report).toEqual({ claims: [], unbacked: [] });
+    expect(report.claims.map((claim) => [claim.kind, claim.normalized])).toEqual([
+      ["absence", "empty:events:today"],
+      ["absence", "empty:tasks:overdue"],
+      ["absence", "empty:tasks:due_today"],
+    ]);
+    expect(report.unbacked).toEqual([]);
     expect(removeUnbackedSentences(prose, report)).toBe(prose);
   });
 

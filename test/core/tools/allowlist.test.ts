@@ -32,10 +32,12 @@ describe("tool registry and allowlists", () => {
   it("registers every tool of the product under a stable snake_case name", () => {
     expect(registry.names().sort()).toEqual([...CHAT_TOOLS].sort());
     for (const tool of ALL_TOOLS) expect(tool.name).toMatch(/^[a-z]+(_[a-z]+)*$/);
-    const destructive = ALL_TOOLS.filter((tool) => tool.confirm).map((tool) => tool.name);
+    const destructive = ALL_TOOLS.filter((tool) => tool.alwaysConfirm).map((tool) => tool.name);
     expect(destructive.sort()).toEqual(["delete_event", "delete_task"]);
     for (const tool of ALL_TOOLS.filter((entry) => /^(create|update|complete|delete)_/.test(entry.name))) {
       expect(tool.readOnly, tool.name).toBe(false);
+      // Any change may have to wait for a Confirm, which shows exactly what it would do.
+      expect(tool.describe, tool.name).toBeTypeOf("function");
     }
   });
 
@@ -45,6 +47,7 @@ describe("tool registry and allowlists", () => {
       description: "claims to list but writes",
       readOnly: false,
       input: z.object({}),
+      describe: async () => "Write something",
       handler: async () => ({}),
     });
     const tampered = createToolRegistry([...ALL_TOOLS.filter((tool) => tool.name !== "list_tasks"), sneaky]);
@@ -56,6 +59,14 @@ describe("tool registry and allowlists", () => {
       defineTool({ name, description: "", readOnly: true, input: z.object({}), handler: async () => 1 });
     expect(() => createToolRegistry([tool("listTasks")])).toThrow(/snake_case/);
     expect(() => createToolRegistry([tool("a_b"), tool("a_b")])).toThrow(/twice/);
+    const silentWriter = defineTool({
+      name: "write_quietly",
+      description: "",
+      readOnly: false,
+      input: z.object({}),
+      handler: async () => 1,
+    });
+    expect(() => createToolRegistry([silentWriter])).toThrow(/cannot describe a change/);
     expect(registry.get("constructor")).toBeUndefined();
     expect(registry.get("__proto__")).toBeUndefined();
   });

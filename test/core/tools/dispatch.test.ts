@@ -165,4 +165,53 @@ describeEachDatabase("tool dispatch", (getDb) => {
     );
     expect(String((elsewhere.result as { error: string }).error)).toMatch(/only the user's saved location/);
   });
+
+  it("holds any change for a Confirm that shows exactly what would change, and runs nothing until then", async () => {
+    const { db, me, context } = await twoUsers();
+    const project = await createProject(db, { userId: me.id, name: "Travel" });
+    const task = await createTask(db, {
+      userId: me.id,
+      title: "Renew passport",
+      dueDate: "2025-06-02",
+      priority: "high",
+      projectId: project.id,
+    });
+    const filed: string[] = [];
+    const confirming: ToolContext = {
+      ...context,
+      requestConfirmation: async (request) => {
+        filed.push(request.summary);
+        return { id: filed.length, summary: request.summary, expiresAt: new Date(0) };
+      },
+    };
+    const tools = chatToolSet(registry);
+    const held = await dispatchAll(
+      tools,
+      [
+        run("update_task", { id: task.id, due_date: "2025-06-05", priority: "low" }),
+        run("complete_task", { id: task.id }),
+        run("create_event", { title: "Flight", date: "2025-06-06", start_time: "09:15", end_time: "11:40" }),
+        run("create_note", { title: "Packing", body: "Passport, charger" }),
+        run("update_project", { id: project.id, status: "paused" }),
+      ],
+      confirming,
+      { confirmChanges: true },
+    );
+    expect(held.every((outcome) => outcome.pending !== undefined && !outcome.error)).toBe(true);
+    // In call order (the calls of a turn run at once, so they are filed in any order).
+    expect(held.map((outcome) => outcome.pending?.summary)).toEqual([
+      `Change task ${task.id} "Renew passport": due date "2025-06-02" → "2025-06-05"; priority "high" → "low"?`,
+      `Mark task ${task.id} "Renew passport" done?`,
+      'Add event "Flight" on 2025-06-06 09:15–11:40?',
+      'Save a note "Packing": "Passport, charger"?',
+      `Change project ${project.id} "Travel": status active → paused?`,
+    ]);
+    expect(await getTask(db, me.id, task.id)).toMatchObject({ dueDate: "2025-06-02", status: "open" });
+    // Reads never wait.
+    const listed = await dispatchToolCall(tools, run("list_tasks", { filter: "open" }), confirming, {
+      confirmChanges: true,
+    });
+    expect(listed.pending).toBeUndefined();
+    expect(filed).toHaveLength(5);
+  });
 });

@@ -50,4 +50,27 @@ describeEachDatabase("list_events bounds its receipt", (getDb) => {
     expect(result.events).toHaveLength(25);
     expect(result.note).toBe("20 more events not shown.");
   });
+
+  it("lists a 30-event day whole, so every event a briefing names is in its receipt", async () => {
+    const db = getDb();
+    const user = await createTestUser(db, { timeZone: "Europe/London" });
+    for (let index = 0; index < 30; index += 1) {
+      await createEvent(db, user.id, {
+        title: `Meeting ${index + 1}`,
+        startsAt: new Date(Date.UTC(2025, 5, 2, 6, index * 20)),
+        timeZone: user.timeZone,
+      });
+    }
+    const outcome = await dispatchToolCall(
+      chatToolSet(createDefaultToolRegistry()),
+      { id: "c3", function: { name: "list_events", arguments: { range: "today" } } },
+      toolContextFor(db, user, fixedClock("2025-06-02T06:00:00Z")),
+    );
+    const result = outcome.result as { count: number; events: Array<{ title: string }>; note?: string };
+    expect(result.count).toBe(30);
+    expect(result.events.map((event) => event.title)).toEqual(
+      Array.from({ length: 30 }, (_, index) => `Meeting ${index + 1}`),
+    );
+    expect(result.note).toBeUndefined();
+  });
 });

@@ -1,7 +1,7 @@
 /** When the model gives the briefing nothing usable, the digest speaks instead; these say why. */
 import { ModelError } from "../../model.ts";
 import type { Carried, Fallback, RunContext } from "../context.ts";
-import { MODEL_UNAVAILABLE_NOTE } from "../digest.ts";
+import { modelFailureNote } from "../digest.ts";
 
 export const EMPTY_REPLY_NOTE =
   "(The assistant model returned no briefing, so this is a plain digest of your data.)";
@@ -25,9 +25,9 @@ export function modelFailed(context: RunContext, error: unknown, carried: Carrie
   );
   return {
     kind: "fallback",
-    note: MODEL_UNAVAILABLE_NOTE,
+    note: modelFailureNote(error.code),
     verdict: null,
-    reason: `model unavailable: ${error.message}`,
+    reason: `${error.code === "MODEL_UNAVAILABLE" ? "model unavailable" : error.code.toLowerCase().replace(/_/g, " ")}: ${error.message}`,
     ...carried,
   };
 }

@@ -1,17 +1,24 @@
 /**
- * Step 4: the grounding check. Every time, date, number and named item in the draft must be backed by a
- * receipt of the run; one corrective turn names what is not, then unbacked sentences go, then the digest.
+ * Step 4: the grounding gate. Every time, date, number, named item and claim of absence in the draft must
+ * be backed by a receipt of the run. One corrective turn names what is not; it is offered the same
+ * read-only briefing tools, so it can look rather than guess, and its calls become receipts of the run.
+ * A rewrite that still fails, or that drops what the draft rightly named, loses to the earlier draft with
+ * a digest of the receipts; when nothing backed is left, the digest alone.
  */
+import { groundAnswer } from "../../grounding/gate.ts";
 import { ModelError } from "../../model.ts";
-import { chatOrModelError } from "../../tools/tool-loop.ts";
+import { isStepCount, runToolLoop } from "../../tools/tool-loop.ts";
 import { addTrace } from "../../trace.ts";
 import type { Draft, Fallback, Produced, RunContext } from "../context.ts";
-import { noteModelCall } from "../context.ts";
-import { groundDraft } from "../grounding-gate.ts";
+import { recordStep } from "../context.ts";
+import { buildDigest } from "../digest.ts";
 import { correctionInstruction } from "../slot-prompts.ts";
 
 export const UNGROUNDED_NOTE =
   "(The assistant's draft stated things your data does not show, so this is a plain digest instead.)";
+
+/** A corrective turn may look up a few things before it rewrites. */
+const MAX_CORRECTION_TURNS = 3;
 
 export async function ground(context: RunContext, written: Draft): Promise<Produced | Fallback> {
   const { deps, user, run } = context;
@@ -24,36 +31,55 @@ export async function ground(context: RunContext, written: Draft): Promise<Produ
       ? written.messages
       : [...written.messages, { role: "assistant" as const, content: written.draft }];
   let modelTime = 0;
-  const gate = await groundDraft(
-    written.draft,
-    trace.receipts,
-    { timeZone: user.timeZone, localDate: context.localDate, knownNames: [user.name] },
-    async (description) => {
+  const gate = await groundAnswer({
+    draft: written.draft,
+    receipts: trace.receipts,
+    options: { timeZone: user.timeZone, localDate: context.localDate, knownNames: [user.name] },
+    rewrite: async (description) => {
       const before = deps.timer();
+      const receiptsBefore = trace.receipts.length;
       try {
-        const result = await chatOrModelError(deps.model, {
+        const loop = await runToolLoop({
+          model: deps.model,
           role: "briefing",
           messages: [...messages, { role: "user", content: correctionInstruction(description) }],
+          tools: context.tools,
+          context: context.toolContext,
+          stopWhen: isStepCount(MAX_CORRECTION_TURNS),
+          timer: deps.timer,
+          budget: context.budget,
+          onStep: async (step) => {
+            trace = await recordStep(context, trace, step);
+          },
         });
-        trace = noteModelCall(context, trace, result);
-        return result.content;
+        return { text: loop.text ?? undefined, receipts: trace.receipts.slice(receiptsBefore) };
       } catch (error) {
         if (!(error instanceof ModelError)) throw error;
         deps.logger.warn(
           { runId: run.id, error: error.message },
           "corrective turn failed; trimming the draft",
         );
-        return undefined;
+        return { text: undefined, receipts: trace.receipts.slice(receiptsBefore) };
       } finally {
         modelTime += deps.timer() - before;
       }
     },
-  );
+  });
   trace = addTrace(trace, { groundingMs: deps.timer() - startedAt - modelTime });
-  if (gate.kind === "backed") {
+  if (gate.kind === "backed" || gate.kind === "draft") {
+    const prose =
+      gate.kind === "backed"
+        ? gate.text
+        : `${gate.text}\n\n${buildDigest(trace.receipts, { heading: "What your data shows:", changes: written.changes })}`;
+    if (gate.kind === "draft") {
+      deps.logger.warn(
+        { userId: user.id, runId: run.id, unbacked: gate.verdict.unbacked },
+        "the corrected briefing denied or dropped what the receipts hold; keeping the first draft with a digest",
+      );
+    }
     return {
       kind: "produced",
-      prose: gate.prose,
+      prose,
       mode: written.mode,
       grounding: gate.verdict,
       reason: written.reason,

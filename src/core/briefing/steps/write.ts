@@ -75,6 +75,7 @@ async function agentic(context: RunContext, seeded: Seeded, plan: Plan): Promise
       context: context.toolContext,
       stopWhen: isStepCount(MAX_BRIEFING_TURNS),
       timer: deps.timer,
+      budget: context.budget,
       onStep: async (step) => {
         trace = await recordStep(context, trace, step);
       },
@@ -117,7 +118,7 @@ async function legacy(context: RunContext, seeded: Seeded, plan: Plan): Promise<
         content: legacyDataPrompt(trace.receipts, context.localDate, seeded.changes),
       },
     ];
-    const result = await chatOrModelError(deps.model, { role: "briefing", messages });
+    const result = await chatOrModelError(deps.model, { role: "briefing", messages }, context.budget);
     trace = noteModelCall(context, trace, result);
     const draft = result.content.trim();
     if (!draft) return emptyReply({ trace, changes: seeded.changes }, null);

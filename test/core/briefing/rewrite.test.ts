@@ -1,0 +1,86 @@
+/**
+ * The runner's rewrite (the corrective turn) is offered the read-only briefing tools and must still name
+ * what the receipts hold: a rewrite that denies them is never delivered; the earlier draft, trimmed, is
+ * sent with a digest of the receipts instead.
+ */
+import { expect, it } from "vitest";
+import { listRunReceipts } from "../../../db/queries/messages.ts";
+import { getRun } from "../../../db/queries/runs.ts";
+import { BRIEFING_TOOLS } from "../../../src/core/tools/allowlists.ts";
+import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
+import { call, offeredTools, scriptedModel } from "../../helpers/scripted-model.ts";
+import { LONDON, seedEvent, seedTasks, seedWeather, testCore } from "../fixture.ts";
+
+const DENIAL =
+  "I don't have any calendar information for tomorrow. I don't have a list of tasks due today. There is no weather report.";
+
+describeEachDatabase("the runner's rewrite", (getDb) => {
+  async function eveningUser() {
+    const db = getDb();
+    const user = await createTestUser(db, LONDON);
+    await seedTasks(db, user);
+    await seedWeather(db);
+    await seedEvent(db, user, "Team offsite", "2025-06-03T08:00:00Z");
+    const model = scriptedModel();
+    return { db, user, ...testCore(db, model) };
+  }
+
+  it("never delivers an evening rewrite that denies data the receipts hold: the first draft and a digest instead", async () => {
+    const { db, user, model, assistant } = await eveningUser();
+    model.script(
+      {
+        content:
+          '"Renew passport" is still due today at 14:30. Tomorrow starts with the Team offsite at 09:00. You also have a call with Priya at 16:45.',
+      },
+      { content: DENIAL },
+    );
+    const outcome = await assistant.brief(user.id, { slot: "evening" });
+
+    expect(model.requests).toHaveLength(2);
+    expect(offeredTools(model.requests[1])).toEqual([...BRIEFING_TOOLS]);
+    for (const denied of ["don't have any calendar", "don't have a list", "no weather report", "Priya"]) {
+      expect(outcome.prose).not.toContain(denied);
+    }
+    expect(outcome.prose).toMatch(
+      /^"Renew passport" is still due today at 14:30\. Tomorrow starts with the Team offsite at 09:00\.\n\nWhat your data shows:\n/,
+    );
+    expect(outcome.prose).toContain('Due today: "Renew passport" (due 2025-06-02 14:30, high priority).');
+    expect(outcome.prose).toContain("Calendar tomorrow: 09:00–09:30 Team offsite.");
+    expect(outcome.grounding?.action).toBe("draft_with_digest");
+    const run = await getRun(db, outcome.runId);
+    expect(run?.grounding).toMatchObject({ action: "draft_with_digest", corrections: 1, removed: 1 });
+    expect(run?.grounding?.unbacked).toEqual(
+      // (The evening looks at no weather, so "no weather report" is true there; the rewrite loses on the rest.)
+      expect.arrayContaining([
+        "Priya",
+        "16:45",
+        "don't have any calendar information",
+        "don't have a list of tasks",
+      ]),
+    );
+  });
+
+  it("lets the corrective turn look something up, storing its call as a receipt of the run", async () => {
+    const { db, user, model, assistant } = await eveningUser();
+    model.script(
+      { content: '"Renew passport" is still due today at 14:30. Nothing is overdue.' },
+      { toolCalls: [call("list_tasks", { filter: "overdue" })] },
+      { content: '"Renew passport" is still due today at 14:30, and "File expenses" is overdue.' },
+    );
+    const outcome = await assistant.brief(user.id, { slot: "evening" });
+
+    expect(outcome.prose).toBe(
+      '"Renew passport" is still due today at 14:30, and "File expenses" is overdue.',
+    );
+    expect(outcome.grounding).toMatchObject({ action: "corrected", unbacked: ["Nothing is overdue"] });
+    const receipts = await listRunReceipts(db, outcome.runId);
+    expect(
+      receipts.map((receipt) => [receipt.toolName, receipt.arguments.filter ?? receipt.arguments.range]),
+    ).toEqual([
+      ["list_tasks", "due_today"],
+      ["list_events", "tomorrow"],
+      ["list_tasks", "overdue"],
+    ]);
+    expect(outcome.statusRow).toBe("✓ checked calendar · ✓ looked at tasks");
+  });
+});
