@@ -41,6 +41,7 @@ export {
   type LinkingDeps,
   type LinkOutcome,
 } from "./linking/linking.ts";
+export { INVALID_CODE_TEXT, linkReply, type ReplyStyle } from "./linking/replies.ts";
 export { type Logger, silentLogger } from "./logger.ts";
 export type {
   AgenticVerdict,
