@@ -338,6 +338,11 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
           ? `on (${config.slack.appToken ? "Socket Mode" : `HTTP at ${platforms.slackEventsPath}`})${degraded("slack")}`
           : "off (set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET to enable)"
       }`,
+      `  access     ${
+        config.access.selfSignup
+          ? "self-signup ON: /start (Telegram) or /link (Slack) from anyone creates a user"
+          : "linked accounts only (briefbot user invite <name> prints a one-time code)"
+      }`,
       `  syncs      calendars every ${config.sync.calendarMinutes} min, feeds every ${config.sync.feedMinutes} min, weather every ${config.sync.weatherMinutes} min`,
     ];
 
