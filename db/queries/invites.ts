@@ -93,6 +93,29 @@ export async function signupUser(
   sender: Sender,
   at: Date,
 ): Promise<Exclude<Redeemed, { kind: "invalid" }>> {
+  // Two newcomers with one username may pick the same free name at once; the loser tries the next one.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await signupOnce(db, user, sender, at);
+    } catch (error) {
+      if (attempt >= 3 || !isUniqueViolation(error)) throw error;
+    }
+  }
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  for (let current = error; current instanceof Error; current = current.cause) {
+    if ((current as Error & { code?: unknown }).code === "23505") return true;
+  }
+  return false;
+}
+
+async function signupOnce(
+  db: Database,
+  user: { name: string; timeZone: string },
+  sender: Sender,
+  at: Date,
+): Promise<Exclude<Redeemed, { kind: "invalid" }>> {
   try {
     return await db.transaction(async (tx) => {
       const taken = new Set(

@@ -110,6 +110,9 @@ describeEachDatabase("slack linking by code", (getDb) => {
       clock.advance(-HOUR);
     }
     expect(await findUserByIdentity(db, "slack", eve)).toBeUndefined();
+    // Still a stranger: /brief is refused, pointing at /link.
+    const brief = await slack.sendCommand("/brief", "", eve);
+    expect(String((await slack.waitForResponse(brief.responseUrlId)).body.text)).toContain("send /link CODE");
     const toEve = slack.responses.map((response) => JSON.stringify(response.body)).join("\n");
     expect(toEve).not.toContain(late.name);
     expect(toEve).not.toContain("Renew passport");

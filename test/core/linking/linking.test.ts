@@ -31,7 +31,7 @@ function linkingOver(db: Database, options: { selfSignup?: boolean } = {}) {
   return { clock, linking };
 }
 
-describeEachDatabase("linking by one-time code", (getDb) => {
+describeEachDatabase("linking by one-time code", (getDb, kind) => {
   it("stores only a hash of the code, links once, and a second use is refused", async () => {
     const db = getDb();
     const { linking } = linkingOver(db);
@@ -154,6 +154,45 @@ describeEachDatabase("linking by one-time code", (getDb) => {
     expect(outcome.kind === "linked" && outcome.account.user.id).not.toBe(taken.id);
     expect(await on.link(newcomer, "")).toMatchObject({ kind: "already-linked" });
     expect(await db.select().from(users).where(eq(users.name, "zed-3"))).toEqual([]);
+  });
+
+  it("two newcomers with one username both get a user, under different names", async () => {
+    const db = getDb();
+    const { linking } = linkingOver(db, { selfSignup: true });
+    const outcomes = await Promise.all([
+      linking.link(stranger(), "", { username: "twin" }),
+      linking.link(stranger(), "", { username: "twin" }),
+    ]);
+    const names = outcomes.map((outcome) =>
+      outcome.kind === "linked" ? outcome.account.user.name : outcome.kind,
+    );
+    expect(names.sort()).toEqual(["twin", "twin-2"]);
+  });
+
+  // Only a server has a second connection to hold a competing insert open.
+  it.runIf(kind === "postgres")("a signup that loses the race for a name takes the next one", async () => {
+    const db = getDb();
+    const { linking } = linkingOver(db, { selfSignup: true });
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let inserted = () => {};
+    const didInsert = new Promise<void>((resolve) => {
+      inserted = resolve;
+    });
+    const competitor = db.transaction(async (tx) => {
+      await tx.insert(users).values({ name: "racer", timeZone: "UTC" });
+      inserted();
+      await held;
+    });
+    await didInsert;
+    const signup = linking.link(stranger(), "", { username: "racer" });
+    // Long enough for the signup to find "racer" free and block on the competitor's uncommitted row.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    release();
+    await competitor;
+    expect(await signup).toMatchObject({ kind: "linked", account: { user: { name: "racer-2" } } });
   });
 
   it("deleting a user deletes their invites", async () => {
