@@ -101,6 +101,19 @@ describeEachDatabase("briefbot user invite", (getDb) => {
     expect((await findUserByIdentity(getDb(), "telegram", "81000003"))?.user.name).toBe("max");
   });
 
+  it("--json gives the code, expiry, replaced count and the deep link", async () => {
+    await run("user", "add", "ona", "--tz", "UTC");
+    const result = await withTelegram("user", "invite", "ona", "--expires", "2h", "--json");
+    const parsed = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(parsed).toEqual({
+      user: "ona",
+      code: expect.stringMatching(/^[0-9A-Z]{4}-[0-9A-Z]{4}$/),
+      expiresAt: "2025-06-02T08:00:00.000Z",
+      replaced: 0,
+      telegramLink: `https://t.me/brief_test_bot?start=${String(parsed.code)}`,
+    });
+  });
+
   it("refuses a bad duration and an unknown user in one line", async () => {
     await run("user", "add", "ned", "--tz", "UTC");
     expect(await run("user", "invite", "ned", "--expires", "soon")).toEqual({
