@@ -12,6 +12,7 @@ import { buildCore } from "./build-core.ts";
 import type { Config } from "./config/config.ts";
 import type { Assistant, PlatformSender } from "./core/assistant.ts";
 import type { Clock } from "./core/clock.ts";
+import type { Linking } from "./core/linking/linking.ts";
 import type { PlatformState } from "./core/ports.ts";
 import type { DeliveryObserver } from "./delivery/hooks.ts";
 import {
@@ -84,6 +85,7 @@ export interface Platforms {
 export async function createPlatforms(
   deps: Omit<AppDeps, "database">,
   assistant: Assistant,
+  linking?: Linking,
 ): Promise<Platforms> {
   const { config, clock, logger } = deps;
   // The adapters keep their state through the core's port; this assignment checks the store fits it.
@@ -99,6 +101,7 @@ export async function createPlatforms(
         platformState,
         clock,
         logger: logger.child({ platform: "telegram" }),
+        ...(linking ? { linking } : {}),
         ...(telegramTransports ? { transports: telegramTransports } : {}),
       })
     : undefined;
@@ -112,6 +115,7 @@ export async function createPlatforms(
             platformState,
             clock,
             logger: logger.child({ platform: "slack" }),
+            ...(linking ? { linking } : {}),
             ...(slackTransports ? { transports: slackTransports } : {}),
           }),
           config.slack.apiUrl,
@@ -176,7 +180,7 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
       logger: logger.child({ component: "core" }),
     });
     if (config.slack) progress(`checking Slack at ${config.slack.apiUrl}…`);
-    const platforms = await createPlatforms(deps, core.assistant);
+    const platforms = await createPlatforms(deps, core.assistant, core.linking);
     undo.push(() => platforms.stop());
     const links: PlatformLink[] = [];
     if (platforms.telegram) {
@@ -333,6 +337,11 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
         config.slack
           ? `on (${config.slack.appToken ? "Socket Mode" : `HTTP at ${platforms.slackEventsPath}`})${degraded("slack")}`
           : "off (set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET to enable)"
+      }`,
+      `  access     ${
+        config.access.selfSignup
+          ? "self-signup ON: /start (Telegram) or /link (Slack) from anyone creates a user"
+          : "linked accounts only (briefbot user invite <name> prints a one-time code)"
       }`,
       `  syncs      calendars every ${config.sync.calendarMinutes} min, feeds every ${config.sync.feedMinutes} min, weather every ${config.sync.weatherMinutes} min`,
     ];

@@ -55,6 +55,7 @@ export function buildCore(
     clock: options.clock,
     ids: () => `runner_${randomBytes(6).toString("hex")}`,
     logger: options.logger,
+    selfSignup: config.access.selfSignup,
     // Check-ins start from what changed since the morning, computed from receipts rather than guessed.
     checkInContext: async (user, localDate, now) => ({
       name: CHANGES_SINCE_MORNING_TOOL,

@@ -24,7 +24,8 @@ export function findLinkedUser(
 
 export function refusalText(slackUserId: string): string {
   return (
-    `Sorry, I only talk to people linked to briefbot. Your Slack id is ${slackUserId}; ` +
-    `ask the owner to run: briefbot user link <name> --slack ${slackUserId}`
+    `Sorry, I only talk to people linked to briefbot. If the owner gave you a code, send /link CODE. ` +
+    `Otherwise ask them for one (briefbot user invite <name>), or to run: ` +
+    `briefbot user link <name> --slack ${slackUserId} (your Slack id is ${slackUserId}).`
   );
 }

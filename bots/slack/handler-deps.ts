@@ -1,4 +1,4 @@
-import type { Assistant, Clock, Logger, PlatformState } from "../../src/core/index.ts";
+import type { Assistant, Clock, Linking, Logger, PlatformState } from "../../src/core/index.ts";
 
 /** What every Slack listener needs; the Web API client comes from Bolt per request. */
 export interface SlackHandlerDeps {
@@ -7,6 +7,8 @@ export interface SlackHandlerDeps {
   platformState: PlatformState;
   clock: Clock;
   logger: Logger;
+  /** One-time link codes (`/link CODE`); without it only `briefbot user link` links. */
+  linking?: Linking | undefined;
 }
 
 /** Messages to the user never carry internals; the log gets the details. */

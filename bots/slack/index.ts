@@ -16,6 +16,7 @@ import { App, HTTPReceiver, webApi } from "@slack/bolt";
 import {
   type Assistant,
   type Clock,
+  type Linking,
   type Logger,
   type PlatformSender,
   type PlatformState,
@@ -28,6 +29,7 @@ import { registerCommands } from "./commands.ts";
 import { createSlackSender } from "./delivery.ts";
 import { openMissingDmChannels } from "./dm-channels.ts";
 import type { SlackHandlerDeps } from "./handler-deps.ts";
+import { registerLinkCommand } from "./linking.ts";
 import { registerMessages } from "./messages.ts";
 
 export const SLACK_EVENTS_PATH = "/slack/events";
@@ -66,6 +68,8 @@ export interface SlackAppOptions {
   /** Web API retries for listener calls (rate limits wait `Retry-After`). Default: 3 retries, ≤ 10 s apart. */
   retryConfig?: webApi.RetryOptions;
   transports?: SlackTransports;
+  /** One-time link codes (`/link CODE`); without it only `briefbot user link` links. */
+  linking?: Linking;
 }
 
 export interface SlackApp {
@@ -148,8 +152,9 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
     await next();
   });
 
-  const deps: SlackHandlerDeps = { assistant, platformState, clock, logger };
+  const deps: SlackHandlerDeps = { assistant, platformState, clock, logger, linking: options.linking };
   registerCommands(app, deps);
+  if (options.linking) registerLinkCommand(app, { ...deps, linking: options.linking });
   registerActions(app, deps);
   registerMessages(app, deps);
   app.error(async (error) => {

@@ -8,6 +8,7 @@ import type { LinkedAccount } from "../../src/core/index.ts";
 import { findLinkedUser, refusalText } from "./access.ts";
 import { answer, type IncomingText } from "./conversation.ts";
 import type { SlackHandlerDeps } from "./handler-deps.ts";
+import { linkFromDirectMessage } from "./linking.ts";
 import { briefingThreadKey, directMessageKey, runOfThread } from "./threads.ts";
 
 interface UserMessage {
@@ -32,6 +33,10 @@ export function registerMessages(app: App, deps: SlackHandlerDeps): void {
       threadTs: event.thread_ts && event.thread_ts !== event.ts ? event.thread_ts : undefined,
     };
     if (message.channelType === "im") {
+      const { linking } = deps;
+      const teamId = context.teamId;
+      if (linking && (await linkFromDirectMessage({ ...deps, linking }, client, { ...message, teamId })))
+        return;
       await handleDirectMessage(deps, client, message);
       return;
     }

@@ -19,6 +19,7 @@ import {
   type Assistant,
   type Clock,
   errorMessage,
+  type Linking,
   type Logger,
   type PlatformSender,
   type PlatformState,
@@ -27,6 +28,7 @@ import {
 } from "../../src/core/index.ts";
 import { accessGate } from "./access.ts";
 import { type BotContext, createHandlers } from "./handlers.ts";
+import { linkingGate } from "./linking.ts";
 import { COMMANDS } from "./render.ts";
 import { createTelegramSender } from "./sender.ts";
 import { createWebhookHandler, type WebhookHandler } from "./webhook.ts";
@@ -74,6 +76,8 @@ export interface TelegramBotOptions {
   /** Skips `getMe` (tests, or a caller that already knows the bot). */
   botInfo?: UserFromGetMe;
   transports?: TelegramTransports;
+  /** One-time link codes (`/link CODE`, `/start CODE`); without it only `briefbot user link` links. */
+  linking?: Linking;
 }
 
 export type { WebhookHandler } from "./webhook.ts";
@@ -143,6 +147,7 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
   bot.use(trackWork(inFlight, webhookMode, logFailure));
   // One chat's updates in order (a reply waits for the /brief before it); other chats go on meanwhile.
   bot.use(sequentialize(chatOf));
+  if (options.linking) bot.use(linkingGate({ linking: options.linking, logger }));
   bot.use(accessGate({ platformState, clock, logger }));
   bot.use(createHandlers({ platformState, assistant, clock, logger }));
   bot.catch((error) => logFailure(error.ctx.update.update_id, error.error));

@@ -114,7 +114,11 @@ export function refusalPiece(telegramUserId: number): Piece {
         "Hello! I'm a private assistant and only talk to people my owner has linked, so I can't help you yet.",
       ),
       join([
-        text("If you should have access, ask the owner to run: "),
+        text("If the owner gave you a code, send "),
+        code("/link CODE"),
+        text(". Otherwise ask the owner for one ("),
+        code("briefbot user invite <name>"),
+        text("), or to run: "),
         code(`briefbot user link <name> --telegram ${telegramUserId}`),
       ]),
       text(`Your Telegram id is ${telegramUserId}.`),

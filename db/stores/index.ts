@@ -5,6 +5,7 @@
 import type { Database } from "../client.ts";
 import { createConfirmations } from "./confirmations.ts";
 import { createConversations } from "./conversations.ts";
+import { createInvites } from "./invites.ts";
 import { createPlatformState } from "./platform-state.ts";
 import { createReceiptLog } from "./receipts.ts";
 import { createRecords } from "./records.ts";
@@ -22,11 +23,13 @@ export function createDbPorts(db: Database) {
     confirmations: createConfirmations(db),
     sources: createSources(db),
     platformState: createPlatformState(db),
+    invites: createInvites(db),
   };
 }
 
 export { createConfirmations } from "./confirmations.ts";
 export { createConversations } from "./conversations.ts";
+export { createInvites } from "./invites.ts";
 export { createPlatformState } from "./platform-state.ts";
 export { createReceiptLog } from "./receipts.ts";
 export { createRecords } from "./records.ts";

@@ -54,6 +54,8 @@ export interface Config {
     chatDeadlineSeconds: number;
     undoMinutes: number;
   };
+  /** Who may start using the bot: with `selfSignup`, `/start` from a stranger creates their user. */
+  access: { selfSignup: boolean };
   logLevel: string;
 }
 
@@ -186,6 +188,10 @@ const FileSchema = z
       })
       .strict()
       .default(BRIEFING_DEFAULTS),
+    access: z
+      .object({ self_signup: z.boolean({ error: "must be true or false" }).default(false) })
+      .strict()
+      .default({ self_signup: false }),
   })
   .strict()
   .superRefine(refineModelRoutes);
@@ -282,6 +288,7 @@ export function loadConfig(env: Environment, readFile: (path: string) => string)
       chatDeadlineSeconds: briefing.chat_deadline_seconds,
       undoMinutes: briefing.undo_minutes,
     },
+    access: { selfSignup: file?.access.self_signup ?? false },
     logLevel: vars.LOG_LEVEL ?? "info",
   };
 }

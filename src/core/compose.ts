@@ -13,6 +13,7 @@ import type { CoreDeps } from "./deps.ts";
 import type { SlotName, User } from "./domain.ts";
 import type { BriefingObserver } from "./events.ts";
 import { type Ids, sequentialIds } from "./ids.ts";
+import { createLinking, type Linking } from "./linking/linking.ts";
 import type { Logger } from "./logger.ts";
 import type { ModelClient } from "./model.ts";
 import type { Ports } from "./ports.ts";
@@ -33,6 +34,8 @@ export interface CoreOptions {
   checkInContext?: CheckInContext | undefined;
   /** Monotonic milliseconds for timings. Default `performance.now`. */
   timer?: (() => number) | undefined;
+  /** `/start` without a code creates a user (`--allow-self-signup`). Default false. */
+  selfSignup?: boolean | undefined;
 }
 
 /** A run the scheduler claimed, to generate now. */
@@ -47,6 +50,8 @@ export interface Core {
   assistant: Assistant;
   /** Generates a claimed scheduled run: claimed → generating → generated (or failed). */
   generateBriefing(request: BriefingRequest): Promise<BriefingOutcome>;
+  /** One-time link codes: issuing them and redeeming them for platform accounts. */
+  linking: Linking;
 }
 
 export function composeCore(options: CoreOptions): Core {
@@ -64,5 +69,11 @@ export function composeCore(options: CoreOptions): Core {
   return {
     assistant: createAssistant(deps),
     generateBriefing: (request) => runBriefing(deps, request),
+    linking: createLinking({
+      invites: options.ports.invites,
+      platformState: options.ports.platformState,
+      clock: options.clock,
+      selfSignup: options.selfSignup,
+    }),
   };
 }

@@ -31,6 +31,17 @@ export { errorMessage, NotFoundError } from "./errors.ts";
 export { type BriefingEvent, type BriefingObserver, progressLine } from "./events.ts";
 export { type AccountLookup, identify } from "./identity.ts";
 export { type Ids, sequentialIds } from "./ids.ts";
+export { normaliseCode } from "./linking/code.ts";
+export type { Invites, LinkSender, RedeemResult } from "./linking/invites-port.ts";
+export {
+  createLinking,
+  DEFAULT_INVITE_HOURS,
+  type IssuedInvite,
+  type Linking,
+  type LinkingDeps,
+  type LinkOutcome,
+} from "./linking/linking.ts";
+export { INVALID_CODE_TEXT, linkReply, type ReplyStyle } from "./linking/replies.ts";
 export { type Logger, silentLogger } from "./logger.ts";
 export type {
   AgenticVerdict,

@@ -37,6 +37,7 @@ import type {
   TaskQuery,
   User,
 } from "./domain.ts";
+import type { Invites } from "./linking/invites-port.ts";
 
 export interface Users {
   get: (userId: number) => Promise<User | undefined>;
@@ -251,4 +252,5 @@ export interface Ports {
   confirmations: Confirmations;
   sources: Sources;
   platformState: PlatformState;
+  invites: Invites;
 }

@@ -7,13 +7,20 @@ export const registerStartCommand: RegisterCommands = (program, context) => {
   program
     .command("start")
     .description("run the bot: scheduler, syncs, HTTP endpoints and the configured platforms")
-    .action(() =>
+    .option(
+      "--allow-self-signup",
+      "let /start from a stranger create their user (config: access.self_signup)",
+    )
+    .action((options: { allowSelfSignup?: boolean }) =>
       withContext(
         context,
         async (ctx) => {
           const logger = createLogger(ctx.config.logLevel);
+          const config = options.allowSelfSignup
+            ? { ...ctx.config, access: { selfSignup: true } }
+            : ctx.config;
           const app = await startApp(
-            { ...ctx, logger },
+            { ...ctx, config, logger },
             { progress: (line) => ctx.out.line(`briefbot: ${line}`) },
           );
           const [first, ...rest] = app.summary;

@@ -25,6 +25,7 @@ import {
   parseText,
   parseTimeZone,
 } from "../parse.ts";
+import { issueInvite, printInvite, registerUserInvite } from "./user-invite.ts";
 
 interface UserOptions {
   tz?: string;
@@ -39,6 +40,7 @@ interface UserOptions {
   model?: string;
   profile?: string;
   json?: boolean;
+  invite?: boolean;
 }
 
 export const registerUserCommands: RegisterCommands = (program, context) => {
@@ -48,6 +50,7 @@ export const registerUserCommands: RegisterCommands = (program, context) => {
 
   withUserOptions(user.command("add <name>").description("add a user (a time zone is required)"))
     .requiredOption("--tz <zone>", "IANA time zone, e.g. Europe/London")
+    .option("--invite", "also print a one-time code they send the bot to link their account")
     .action((name: string, options: UserOptions) =>
       withContext(context, (ctx) => addUser(ctx, name, options)),
     );
@@ -91,6 +94,8 @@ export const registerUserCommands: RegisterCommands = (program, context) => {
           );
       }),
     );
+
+  registerUserInvite(user, context);
 
   user
     .command("show <name>")
@@ -144,7 +149,13 @@ async function addUser(ctx: CliContext, name: string, options: UserOptions): Pro
     for (const link of links) await linkIdentity(tx, row.id, link);
     return row;
   });
+  if (options.invite && options.json) {
+    const { lines: _lines, ...invite } = await issueInvite(ctx, created);
+    ctx.out.json({ ...created, invite });
+    return;
+  }
   report(ctx, created, options, `added ${created.name} (${created.timeZone})`);
+  if (options.invite) await printInvite(ctx, created);
 }
 
 async function setUser(ctx: CliContext, name: string, options: UserOptions): Promise<void> {

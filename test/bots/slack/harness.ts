@@ -16,6 +16,7 @@ import type { Identity, User } from "../../../db/schema/index.ts";
 import { createPlatformState } from "../../../db/stores/index.ts";
 import type { Assistant, BriefingMessage, DeliveryReceipt } from "../../../src/core/assistant.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
+import type { Linking } from "../../../src/core/linking/linking.ts";
 import type { Sources } from "../../../src/core/ports.ts";
 import { LONDON, modelClientFor, START, testCore } from "../../core/fixture.ts";
 import { createTestUser } from "../../helpers/database.ts";
@@ -63,6 +64,8 @@ export async function startApp(
     transports?: SlackTransports;
     /** SLACK_CHANNEL: scheduled briefings go here instead of each user's DM. */
     channel?: string;
+    /** One-time link codes (`/link CODE`). */
+    linking?: Linking;
   } = {},
 ): Promise<RunningSlackApp> {
   const clock = options.clock ?? fixedClock(START);
@@ -80,6 +83,7 @@ export async function startApp(
     clock,
     retryConfig: { retries: 2, minTimeout: 10, maxTimeout: 50 },
     ...(options.transports ? { transports: options.transports } : {}),
+    ...(options.linking ? { linking: options.linking } : {}),
   });
   const server: Server = createServer((request, response) => {
     if (request.url?.startsWith(SLACK_EVENTS_PATH)) {
