@@ -18,6 +18,7 @@ import type { ModelClient } from "./model.ts";
 import type { Ports } from "./ports.ts";
 import { createDefaultToolRegistry } from "./tools/catalog.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
+import { createUserDataService, type UserDataService } from "./user-data/service.ts";
 
 export interface CoreOptions {
   ports: Ports;
@@ -47,6 +48,8 @@ export interface Core {
   assistant: Assistant;
   /** Generates a claimed scheduled run: claimed → generating → generated (or failed). */
   generateBriefing(request: BriefingRequest): Promise<BriefingOutcome>;
+  /** Export and forget (the CLI and the chat adapters). */
+  userData: UserDataService;
 }
 
 export function composeCore(options: CoreOptions): Core {
@@ -64,5 +67,6 @@ export function composeCore(options: CoreOptions): Core {
   return {
     assistant: createAssistant(deps),
     generateBriefing: (request) => runBriefing(deps, request),
+    userData: createUserDataService(options.ports.userData, options.clock),
   };
 }

@@ -37,6 +37,7 @@ import type {
   TaskQuery,
   User,
 } from "./domain.ts";
+import type { UserData } from "./user-data/port.ts";
 
 export interface Users {
   get: (userId: number) => Promise<User | undefined>;
@@ -251,4 +252,6 @@ export interface Ports {
   confirmations: Confirmations;
   sources: Sources;
   platformState: PlatformState;
+  /** Everything stored about a user: export and forget. */
+  userData: UserData;
 }
