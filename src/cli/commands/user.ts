@@ -25,6 +25,7 @@ import {
   parseText,
   parseTimeZone,
 } from "../parse.ts";
+import { registerUserDataCommands } from "./user-data.ts";
 
 interface UserOptions {
   tz?: string;
@@ -104,6 +105,8 @@ export const registerUserCommands: RegisterCommands = (program, context) => {
         for (const line of describeUser(row, links)) ctx.out.line(line);
       }),
     );
+
+  registerUserDataCommands(user, context);
 };
 
 function withUserOptions(command: Command): Command {
