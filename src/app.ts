@@ -13,6 +13,7 @@ import type { Config } from "./config/config.ts";
 import type { Assistant, PlatformSender } from "./core/assistant.ts";
 import type { Clock } from "./core/clock.ts";
 import type { PlatformState } from "./core/ports.ts";
+import type { UserDataService } from "./core/user-data/index.ts";
 import type { DeliveryObserver } from "./delivery/hooks.ts";
 import {
   createSlackTransports,
@@ -84,6 +85,8 @@ export interface Platforms {
 export async function createPlatforms(
   deps: Omit<AppDeps, "database">,
   assistant: Assistant,
+  /** `/export` and `/forget` in chat; without it those commands are not offered. */
+  userData?: UserDataService,
 ): Promise<Platforms> {
   const { config, clock, logger } = deps;
   // The adapters keep their state through the core's port; this assignment checks the store fits it.
@@ -99,6 +102,7 @@ export async function createPlatforms(
         platformState,
         clock,
         logger: logger.child({ platform: "telegram" }),
+        ...(userData ? { userData } : {}),
         ...(telegramTransports ? { transports: telegramTransports } : {}),
       })
     : undefined;
@@ -112,6 +116,7 @@ export async function createPlatforms(
             platformState,
             clock,
             logger: logger.child({ platform: "slack" }),
+            ...(userData ? { userData } : {}),
             ...(slackTransports ? { transports: slackTransports } : {}),
           }),
           config.slack.apiUrl,
@@ -176,7 +181,7 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
       logger: logger.child({ component: "core" }),
     });
     if (config.slack) progress(`checking Slack at ${config.slack.apiUrl}…`);
-    const platforms = await createPlatforms(deps, core.assistant);
+    const platforms = await createPlatforms(deps, core.assistant, core.userData);
     undo.push(() => platforms.stop());
     const links: PlatformLink[] = [];
     if (platforms.telegram) {

@@ -24,11 +24,13 @@ import {
   type PlatformState,
   type SendPacer,
   silentLogger,
+  type UserDataService,
 } from "../../src/core/index.ts";
 import { accessGate } from "./access.ts";
 import { type BotContext, createHandlers } from "./handlers.ts";
 import { COMMANDS } from "./render.ts";
 import { createTelegramSender } from "./sender.ts";
+import { createUserDataHandlers } from "./user-data.ts";
 import { createWebhookHandler, type WebhookHandler } from "./webhook.ts";
 
 export type { BotContext } from "./handlers.ts";
@@ -74,6 +76,8 @@ export interface TelegramBotOptions {
   /** Skips `getMe` (tests, or a caller that already knows the bot). */
   botInfo?: UserFromGetMe;
   transports?: TelegramTransports;
+  /** `/export` and `/forget`; without it those commands are unknown. */
+  userData?: UserDataService;
 }
 
 export type { WebhookHandler } from "./webhook.ts";
@@ -144,6 +148,7 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
   // One chat's updates in order (a reply waits for the /brief before it); other chats go on meanwhile.
   bot.use(sequentialize(chatOf));
   bot.use(accessGate({ platformState, clock, logger }));
+  if (options.userData) bot.use(createUserDataHandlers({ userData: options.userData, logger }));
   bot.use(createHandlers({ platformState, assistant, clock, logger }));
   bot.catch((error) => logFailure(error.ctx.update.update_id, error.error));
 
