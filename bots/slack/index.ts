@@ -21,6 +21,7 @@ import {
   type PlatformState,
   type SendPacer,
   silentLogger,
+  type UserDataService,
 } from "../../src/core/index.ts";
 import { registerActions } from "./actions.ts";
 import { boltLogger } from "./bolt-logger.ts";
@@ -29,6 +30,7 @@ import { createSlackSender } from "./delivery.ts";
 import { openMissingDmChannels } from "./dm-channels.ts";
 import type { SlackHandlerDeps } from "./handler-deps.ts";
 import { registerMessages } from "./messages.ts";
+import { registerUserData } from "./user-data.ts";
 
 export const SLACK_EVENTS_PATH = "/slack/events";
 
@@ -66,6 +68,8 @@ export interface SlackAppOptions {
   /** Web API retries for listener calls (rate limits wait `Retry-After`). Default: 3 retries, ≤ 10 s apart. */
   retryConfig?: webApi.RetryOptions;
   transports?: SlackTransports;
+  /** `/export` and `/forget` (the app needs the `files:write` scope); without it they are not handled. */
+  userData?: UserDataService;
 }
 
 export interface SlackApp {
@@ -152,6 +156,7 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
   registerCommands(app, deps);
   registerActions(app, deps);
   registerMessages(app, deps);
+  if (options.userData) registerUserData(app, { ...deps, userData: options.userData });
   app.error(async (error) => {
     logger.error({ err: error }, "slack: handler failed");
   });
