@@ -124,7 +124,7 @@ describe("forgetting from chat", () => {
 
   it("says what was deleted, largest first, leaving out zeros", () => {
     expect(describeCounts({ users: 1, tasks: 3, notes: 0, messages: 12 })).toBe(
-      "12 messages, 3 tasks, 1 users",
+      "messages: 12, tasks: 3, users: 1",
     );
     expect(describeCounts({})).toBe("nothing");
   });

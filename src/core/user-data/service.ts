@@ -69,11 +69,11 @@ export function createUserDataService(
   };
 }
 
-/** "12 tasks, 3 notes, …": the non-zero counts, largest first, for a confirmation line. */
+/** "messages: 12, tasks: 3, …": the non-zero counts, largest first, for a confirmation line. */
 export function describeCounts(counts: RemovalCounts): string {
   const parts = Object.entries(counts)
     .filter(([, count]) => count > 0)
     .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
-    .map(([table, count]) => `${count} ${table.replace(/_/g, " ")}`);
+    .map(([table, count]) => `${table.replace(/_/g, " ")}: ${count}`);
   return parts.length > 0 ? parts.join(", ") : "nothing";
 }

@@ -106,7 +106,7 @@ describeEachDatabase("slack /export and /forget", (getDb) => {
     expect(await getUser(db, user.id)).toBeDefined();
     await press(ACTION_FORGET_YES, second, slackId);
     const done = await question(dm, "Done: I deleted everything", from);
-    expect(done.text).toContain("1 tasks");
+    expect(done.text).toContain("tasks: 1");
     expect(await getUser(db, user.id)).toBeUndefined();
     expect((await createUserData(db).read(bob.user.id))?.tasks).toHaveLength(1);
     // The questions lost their buttons.

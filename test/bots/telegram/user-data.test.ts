@@ -74,7 +74,7 @@ describeEachDatabase("telegram /export and /forget", (getDb) => {
     expect(await getUser(db, user.id)).toBeDefined();
     h.telegram.pressButton(account.id, second.messageId, button(second, true));
     const done = await messageStarting(h, account.id, "Done: I deleted everything");
-    expect(done.text).toContain("1 tasks");
+    expect(done.text).toContain("tasks: 1");
     expect(await getUser(db, user.id)).toBeUndefined();
     expect(await createUserData(db).read(user.id)).toBeUndefined();
     expect((await createUserData(db).read(bob.user.id))?.tasks).toHaveLength(1);
