@@ -14,6 +14,7 @@ import type { Assistant, PlatformSender } from "./core/assistant.ts";
 import type { Clock } from "./core/clock.ts";
 import type { Linking } from "./core/linking/linking.ts";
 import type { PlatformState } from "./core/ports.ts";
+import type { UserDataService } from "./core/user-data/index.ts";
 import type { DeliveryObserver } from "./delivery/hooks.ts";
 import {
   createSlackTransports,
@@ -81,11 +82,20 @@ export interface Platforms {
   stop(): Promise<void>;
 }
 
+/** What the chat adapters offer beyond the assistant. */
+export interface ChatServices {
+  /** `/link CODE` and `/start CODE`; without it only `briefbot user link` links. */
+  linking?: Linking;
+  /** `/export` and `/forget`. */
+  userData?: UserDataService;
+}
+
 /** The configured platform adapters over one assistant; shared by `start` and `brief --deliver`. */
 export async function createPlatforms(
   deps: Omit<AppDeps, "database">,
   assistant: Assistant,
-  linking?: Linking,
+  /** Services the chat adapters offer beyond the assistant; a platform without one does not offer its commands. */
+  services: ChatServices = {},
 ): Promise<Platforms> {
   const { config, clock, logger } = deps;
   // The adapters keep their state through the core's port; this assignment checks the store fits it.
@@ -101,7 +111,8 @@ export async function createPlatforms(
         platformState,
         clock,
         logger: logger.child({ platform: "telegram" }),
-        ...(linking ? { linking } : {}),
+        ...(services.linking ? { linking: services.linking } : {}),
+        ...(services.userData ? { userData: services.userData } : {}),
         ...(telegramTransports ? { transports: telegramTransports } : {}),
       })
     : undefined;
@@ -115,7 +126,8 @@ export async function createPlatforms(
             platformState,
             clock,
             logger: logger.child({ platform: "slack" }),
-            ...(linking ? { linking } : {}),
+            ...(services.linking ? { linking: services.linking } : {}),
+            ...(services.userData ? { userData: services.userData } : {}),
             ...(slackTransports ? { transports: slackTransports } : {}),
           }),
           config.slack.apiUrl,
@@ -180,7 +192,10 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
       logger: logger.child({ component: "core" }),
     });
     if (config.slack) progress(`checking Slack at ${config.slack.apiUrl}…`);
-    const platforms = await createPlatforms(deps, core.assistant, core.linking);
+    const platforms = await createPlatforms(deps, core.assistant, {
+      linking: core.linking,
+      userData: core.userData,
+    });
     undo.push(() => platforms.stop());
     const links: PlatformLink[] = [];
     if (platforms.telegram) {

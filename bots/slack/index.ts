@@ -22,6 +22,7 @@ import {
   type PlatformState,
   type SendPacer,
   silentLogger,
+  type UserDataService,
 } from "../../src/core/index.ts";
 import { registerActions } from "./actions.ts";
 import { boltLogger } from "./bolt-logger.ts";
@@ -31,6 +32,7 @@ import { openMissingDmChannels } from "./dm-channels.ts";
 import type { SlackHandlerDeps } from "./handler-deps.ts";
 import { registerLinkCommand } from "./linking.ts";
 import { registerMessages } from "./messages.ts";
+import { registerUserData } from "./user-data.ts";
 
 export const SLACK_EVENTS_PATH = "/slack/events";
 
@@ -70,6 +72,8 @@ export interface SlackAppOptions {
   transports?: SlackTransports;
   /** One-time link codes (`/link CODE`); without it only `briefbot user link` links. */
   linking?: Linking;
+  /** `/export` and `/forget` (the app needs the `files:write` scope); without it they are not handled. */
+  userData?: UserDataService;
 }
 
 export interface SlackApp {
@@ -157,6 +161,7 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
   if (options.linking) registerLinkCommand(app, { ...deps, linking: options.linking });
   registerActions(app, deps);
   registerMessages(app, deps);
+  if (options.userData) registerUserData(app, { ...deps, userData: options.userData });
   app.error(async (error) => {
     logger.error({ err: error }, "slack: handler failed");
   });

@@ -25,12 +25,14 @@ import {
   type PlatformState,
   type SendPacer,
   silentLogger,
+  type UserDataService,
 } from "../../src/core/index.ts";
 import { accessGate } from "./access.ts";
 import { type BotContext, createHandlers } from "./handlers.ts";
 import { linkingGate } from "./linking.ts";
 import { COMMANDS } from "./render.ts";
 import { createTelegramSender } from "./sender.ts";
+import { createUserDataHandlers } from "./user-data.ts";
 import { createWebhookHandler, type WebhookHandler } from "./webhook.ts";
 
 export type { BotContext } from "./handlers.ts";
@@ -78,6 +80,8 @@ export interface TelegramBotOptions {
   transports?: TelegramTransports;
   /** One-time link codes (`/link CODE`, `/start CODE`); without it only `briefbot user link` links. */
   linking?: Linking;
+  /** `/export` and `/forget`; without it those commands are unknown. */
+  userData?: UserDataService;
 }
 
 export type { WebhookHandler } from "./webhook.ts";
@@ -149,6 +153,7 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
   bot.use(sequentialize(chatOf));
   if (options.linking) bot.use(linkingGate({ linking: options.linking, logger }));
   bot.use(accessGate({ platformState, clock, logger }));
+  if (options.userData) bot.use(createUserDataHandlers({ userData: options.userData, logger }));
   bot.use(createHandlers({ platformState, assistant, clock, logger }));
   bot.catch((error) => logFailure(error.ctx.update.update_id, error.error));
 

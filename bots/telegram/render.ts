@@ -78,6 +78,8 @@ export const COMMANDS = [
   { command: "brief", description: "A briefing now (optionally: /brief morning|midday|afternoon|evening)" },
   { command: "receipts", description: "What the tools returned for the latest (or replied-to) briefing" },
   { command: "help", description: "What I do and how to use me" },
+  { command: "export", description: "Everything I have stored about you, as a JSON file" },
+  { command: "forget", description: "Delete everything I have stored about you (asks twice)" },
 ] as const;
 
 export function helpPiece(name: string | undefined): Piece {
@@ -95,6 +97,8 @@ export function helpPiece(name: string | undefined): Piece {
             code("/receipts"),
             text(" – what the tools returned (reply to a briefing to pick that one)"),
           ]),
+          join([code("/export"), text(" – everything I have stored about you, as a file")]),
+          join([code("/forget"), text(" – delete all of it (I ask twice)")]),
           join([code("/help"), text(" – this message")]),
         ],
         "\n",

@@ -11,6 +11,7 @@ import { createReceiptLog } from "./receipts.ts";
 import { createRecords } from "./records.ts";
 import { createRunStore } from "./runs.ts";
 import { createSources } from "./sources.ts";
+import { createUserData } from "./user-data.ts";
 import { createUsers } from "./users.ts";
 
 export function createDbPorts(db: Database) {
@@ -24,6 +25,7 @@ export function createDbPorts(db: Database) {
     sources: createSources(db),
     platformState: createPlatformState(db),
     invites: createInvites(db),
+    userData: createUserData(db),
   };
 }
 
@@ -35,4 +37,5 @@ export { createReceiptLog } from "./receipts.ts";
 export { createRecords } from "./records.ts";
 export { createRunStore } from "./runs.ts";
 export { createSources } from "./sources.ts";
+export { createUserData } from "./user-data.ts";
 export { createUsers } from "./users.ts";

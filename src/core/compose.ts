@@ -19,6 +19,7 @@ import type { ModelClient } from "./model.ts";
 import type { Ports } from "./ports.ts";
 import { createDefaultToolRegistry } from "./tools/catalog.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
+import { createUserDataService, type UserDataService } from "./user-data/service.ts";
 
 export interface CoreOptions {
   ports: Ports;
@@ -52,6 +53,8 @@ export interface Core {
   generateBriefing(request: BriefingRequest): Promise<BriefingOutcome>;
   /** One-time link codes: issuing them and redeeming them for platform accounts. */
   linking: Linking;
+  /** Export and forget (the CLI and the chat adapters). */
+  userData: UserDataService;
 }
 
 export function composeCore(options: CoreOptions): Core {
@@ -75,5 +78,6 @@ export function composeCore(options: CoreOptions): Core {
       clock: options.clock,
       selfSignup: options.selfSignup,
     }),
+    userData: createUserDataService(options.ports.userData, options.clock),
   };
 }

@@ -56,3 +56,4 @@ export type * from "./ports.ts";
 export { type ReceiptBlock, receiptBlock, receiptBlocks } from "./receipt-lines.ts";
 export { redactAddress, redactAddressesIn } from "./redact.ts";
 export { outsideSurrogatePair, type SplitRules, splitText } from "./text-split.ts";
+export * from "./user-data/index.ts";

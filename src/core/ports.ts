@@ -38,6 +38,7 @@ import type {
   User,
 } from "./domain.ts";
 import type { Invites } from "./linking/invites-port.ts";
+import type { UserData } from "./user-data/port.ts";
 
 export interface Users {
   get: (userId: number) => Promise<User | undefined>;
@@ -253,4 +254,6 @@ export interface Ports {
   sources: Sources;
   platformState: PlatformState;
   invites: Invites;
+  /** Everything stored about a user: export and forget. */
+  userData: UserData;
 }

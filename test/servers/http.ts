@@ -7,9 +7,68 @@ import type { AddressInfo } from "node:net";
 
 /** The whole request body as UTF-8 text. */
 export async function readBody(request: IncomingMessage): Promise<string> {
+  return (await readBytes(request)).toString("utf8");
+}
+
+/** The whole request body as bytes (file uploads). */
+export async function readBytes(request: IncomingMessage): Promise<Buffer> {
   const parts: Buffer[] = [];
   for await (const part of request) parts.push(part as Buffer);
-  return Buffer.concat(parts).toString("utf8");
+  return Buffer.concat(parts);
+}
+
+/** A file part of a multipart/form-data body. */
+export interface UploadedFile {
+  filename: string;
+  contentType: string;
+  bytes: Buffer;
+}
+
+/**
+ * A multipart/form-data body's fields: text fields as strings, file parts as {@link UploadedFile}. Read as
+ * leniently as the platforms do (tdlib's HttpReader): grammY writes `content-disposition:form-data;name="x"`
+ * without spaces and file names unquoted, which undici's own FormData parser refuses.
+ */
+export function parseMultipart(body: Buffer, contentType: string): Record<string, string | UploadedFile> {
+  const boundary = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
+  const marker = boundary?.[1] ?? boundary?.[2];
+  if (!marker) throw new Error("multipart body without a boundary");
+  const delimiter = Buffer.from(`--${marker}`);
+  const fields: Record<string, string | UploadedFile> = {};
+  let at = body.indexOf(delimiter);
+  if (at < 0) throw new Error("multipart body without its boundary");
+  for (;;) {
+    at += delimiter.length;
+    if (body.subarray(at, at + 2).toString() === "--") return fields;
+    const headersEnd = body.indexOf("\r\n\r\n", at);
+    const next = body.indexOf(delimiter, headersEnd);
+    if (headersEnd < 0 || next < 0) throw new Error("truncated multipart body");
+    const headers = body.subarray(at, headersEnd).toString("utf8");
+    // The part's bytes end before the CRLF that precedes the next delimiter.
+    const content = body.subarray(headersEnd + 4, next - 2);
+    const disposition = /content-disposition:\s*form-data\s*((?:;[^\r\n]*)?)/i.exec(headers)?.[1] ?? "";
+    const name = parameter(disposition, "name");
+    if (name === undefined) throw new Error("multipart part without a name");
+    const filename = parameter(disposition, "filename");
+    fields[name] =
+      filename === undefined
+        ? content.toString("utf8")
+        : {
+            filename,
+            contentType: /content-type:\s*([^\r\n]+)/i.exec(headers)?.[1]?.trim() ?? "",
+            bytes: Buffer.from(content),
+          };
+    at = next;
+  }
+}
+
+function parameter(disposition: string, key: string): string | undefined {
+  const match = new RegExp(`;\\s*${key}=(?:"([^"]*)"|([^;\\s]*))`, "i").exec(disposition);
+  return match ? (match[1] ?? match[2]) : undefined;
+}
+
+export function isUploadedFile(value: unknown): value is UploadedFile {
+  return isRecord(value) && Buffer.isBuffer(value.bytes) && typeof value.filename === "string";
 }
 
 /** A JSON answer; nothing when the response already went (or its socket was dropped on purpose). */

@@ -6,6 +6,9 @@
  *   bodies; the token from `Authorization: Bearer` or a `token` field; always HTTP 200 `{ok, …}` except scripted
  *   rate limits (429 + `Retry-After`, body `{"ok":false,"error":"ratelimited"}`). Every call is recorded.
  *   `POST /response/<id>` plays a `response_url`.
+ * - File uploads as `files.uploadV2` makes them: `files.getUploadURLExternal` hands out an upload URL on this
+ *   server, the bytes are POSTed there (raw or multipart), `files.completeUploadExternal` shares the file into
+ *   a channel; each file is recorded with its bytes in `files`.
  * - A `ratelimited` answer closes its scope (the method, or the method in one channel) until `Retry-After`
  *   has elapsed; a call into a closed scope is answered 429 again and flagged `beforeRetryAfter`.
  * - Network failures on demand: the connection reset before the request body is read (before `100 Continue`
@@ -29,9 +32,11 @@ import {
   type CallTiming,
   createPlatformServer,
   isRecord,
+  isUploadedFile,
   listen,
   type NetworkFailure,
-  readBody,
+  parseMultipart,
+  readBytes,
   sendJson,
 } from "./http.ts";
 
@@ -71,6 +76,22 @@ export interface EphemeralMessage {
   user: string;
   text: string;
   blocks: SlackBlock[];
+  threadTs: string | undefined;
+}
+
+/** A file uploaded through files.getUploadURLExternal → upload URL → files.completeUploadExternal. */
+export interface UploadedSlackFile {
+  id: string;
+  filename: string;
+  /** The length announced to files.getUploadURLExternal. */
+  length: number;
+  /** The bytes POSTed to the upload URL; undefined until they arrive. */
+  bytes: Buffer | undefined;
+  /** Set by files.completeUploadExternal. */
+  completed: boolean;
+  title: string | undefined;
+  channel: string | undefined;
+  initialComment: string | undefined;
   threadTs: string | undefined;
 }
 
@@ -130,6 +151,10 @@ export interface SlackServer {
   posts: PostedMessage[];
   ephemerals: EphemeralMessage[];
   responses: ResponseUrlPost[];
+  /** Files uploaded (files.uploadV2's three steps), in order. */
+  files: UploadedSlackFile[];
+  /** Resolves with the first file, completed and shared, that matches. */
+  waitForFile(match: (file: UploadedSlackFile) => boolean, timeoutMs?: number): Promise<UploadedSlackFile>;
   /** Where inbound requests go: the app's `/slack/events`. */
   setAppUrl(url: string): void;
   /** The parent (ts) and its replies, oldest first. */
@@ -201,6 +226,7 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
   const posts: PostedMessage[] = [];
   const ephemerals: EphemeralMessage[] = [];
   const responses: ResponseUrlPost[] = [];
+  const files: UploadedSlackFile[] = [];
   const users = new Map<string, { id: string; name: string; isBot: boolean }>();
   const rateLimits: Array<{ method: string; channel?: string; times: number; retryAfterSec: number }> = [];
   /** Scope → `performance.now()` until which a 429 closed it. */
@@ -265,7 +291,8 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
     receivedAt: number,
   ): Promise<void> {
     const path = new URL(request.url ?? "/", "http://localhost").pathname;
-    const raw = await readBody(request);
+    const bytes = await readBytes(request);
+    const raw = bytes.toString("utf8");
     const method = apiMethodOf(request);
     if (method !== undefined) {
       const args = parseBody(raw, request.headers["content-type"]);
@@ -280,6 +307,24 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
       } else {
         sendJson(response, status, body, headers);
       }
+      changes.emit("change");
+      return;
+    }
+    if (request.method === "POST" && path.startsWith("/upload/")) {
+      const file = files.find((candidate) => candidate.id === path.slice("/upload/".length));
+      if (!file || file.completed) {
+        response.writeHead(404, { "content-type": "text/plain" });
+        response.end("Not Found");
+        return;
+      }
+      // The web client sends multipart (the bytes as a file part); raw bytes are accepted as well.
+      const type = request.headers["content-type"] ?? "";
+      const part = type.toLowerCase().includes("multipart/form-data")
+        ? Object.values(parseMultipart(bytes, type)).find(isUploadedFile)
+        : undefined;
+      file.bytes = part ? part.bytes : bytes;
+      response.writeHead(200, { "content-type": "text/plain" });
+      response.end(`OK - ${file.bytes.length}`);
       changes.emit("change");
       return;
     }
@@ -384,6 +429,10 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
       }
       case "assistant.threads.setStatus":
         return [200, { ok: true }];
+      case "files.getUploadURLExternal":
+        return [200, uploadUrlFor(args)];
+      case "files.completeUploadExternal":
+        return [200, completeUploads(args)];
       default:
         return [200, { ok: false, error: "unknown_method" }];
     }
@@ -450,6 +499,71 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
       threadTs: stringArg(args.thread_ts),
     });
     return { ok: true, message_ts: nextTs() };
+  }
+
+  function uploadUrlFor(args: Record<string, unknown>): Record<string, unknown> {
+    const filename = stringArg(args.filename);
+    const length = Number(args.length);
+    if (!filename || !Number.isInteger(length) || length <= 0)
+      return { ok: false, error: "invalid_arguments" };
+    const id = `F${String(files.length + 1).padStart(10, "0")}`;
+    files.push({
+      id,
+      filename,
+      length,
+      bytes: undefined,
+      completed: false,
+      title: undefined,
+      channel: undefined,
+      initialComment: undefined,
+      threadTs: undefined,
+    });
+    return { ok: true, upload_url: `${base}/upload/${id}`, file_id: id };
+  }
+
+  function completeUploads(args: Record<string, unknown>): Record<string, unknown> {
+    let listed: unknown = args.files;
+    if (typeof listed === "string") {
+      try {
+        listed = JSON.parse(listed) as unknown;
+      } catch {
+        return { ok: false, error: "invalid_arguments" };
+      }
+    }
+    if (!Array.isArray(listed) || listed.length === 0) return { ok: false, error: "invalid_arguments" };
+    const done: Record<string, unknown>[] = [];
+    for (const entry of listed) {
+      const file = isRecord(entry) ? files.find((candidate) => candidate.id === entry.id) : undefined;
+      if (!file || !isRecord(entry)) return { ok: false, error: "file_not_found" };
+      // Slack refuses to complete an upload whose bytes never arrived.
+      if (!file.bytes) return { ok: false, error: "file_upload_not_found" };
+      if (file.bytes.length !== file.length) return { ok: false, error: "file_upload_size_mismatch" };
+      Object.assign(file, {
+        completed: true,
+        title: stringArg(entry.title) ?? file.filename,
+        channel: stringArg(args.channel_id),
+        initialComment: stringArg(args.initial_comment),
+        threadTs: stringArg(args.thread_ts),
+      });
+      const created = Math.floor(Date.now() / 1000);
+      done.push({
+        id: file.id,
+        created,
+        timestamp: created,
+        name: file.filename,
+        title: file.title,
+        mimetype: file.filename.endsWith(".json") ? "application/json" : "application/octet-stream",
+        filetype: file.filename.endsWith(".json") ? "json" : "binary",
+        user: botUserId,
+        user_team: teamId,
+        size: file.length,
+        mode: "hosted",
+        is_external: false,
+        is_public: false,
+        url_private: `${base}/files-pri/${teamId}-${file.id}/${file.filename}`,
+      });
+    }
+    return { ok: true, files: done };
   }
 
   function dmChannelOf(user: string): string {
@@ -528,6 +642,13 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
     posts,
     ephemerals,
     responses,
+    files,
+    waitForFile: (match, timeoutMs = 10_000) =>
+      waitFor(
+        () => files.find((file) => file.completed && match(file)),
+        timeoutMs,
+        "a matching uploaded file",
+      ),
     setAppUrl(url) {
       appUrl = url;
     },

@@ -20,6 +20,8 @@
  *   push mode (POSTs updates with `X-Telegram-Bot-Api-Secret-Token`) and makes getUpdates answer 409.
  * - sendMessage validates length (4096 characters of parsed text), HTML entities, callback_data (≤ 64 bytes)
  *   and reply_parameters; message ids increase per chat, shared by user and bot messages.
+ * - sendDocument takes a multipart/form-data upload (the file as its own part, named by `attach://<part>` or
+ *   sent as the `document` field itself) and records the bytes in {@link TelegramTestServer.documents}.
  * - Failures on demand: {@link TelegramTestServer.setRateLimits} (429 with `retry_after` and `Retry-After`),
  *   {@link TelegramTestServer.blockChat} (403), {@link TelegramTestServer.failNext} (any status, once or N times,
  *   or a network failure: the connection reset before the request body is read, or the answer lost after the
@@ -34,10 +36,13 @@ import {
   type CallTiming,
   createPlatformServer,
   isRecord,
+  isUploadedFile,
   listen,
   type NetworkFailure,
-  readBody,
+  parseMultipart,
+  readBytes,
   sendJson,
+  type UploadedFile,
 } from "./http.ts";
 
 export interface TestUser {
@@ -102,6 +107,17 @@ export interface BotPost {
   deleted: boolean;
 }
 
+/** A file the bot sent with sendDocument. */
+export interface SentDocument {
+  chatId: number;
+  messageId: number;
+  filename: string;
+  mimeType: string;
+  bytes: Buffer;
+  caption: string | undefined;
+  replyMarkup: ReplyMarkup | undefined;
+}
+
 export interface ApiCall extends CallTiming {
   index: number;
   method: string;
@@ -164,6 +180,8 @@ export interface TelegramTestServer {
   callsTo(method: string): ApiCall[];
   /** Every message the bot posted, in order. */
   sent: BotPost[];
+  /** Every file the bot sent (sendDocument), in order. */
+  documents: SentDocument[];
   chat(chatId: number): ChatView;
   /** Answers to callback queries, in order. */
   callbackAnswers: Array<{ id: string; text?: string; showAlert: boolean }>;
@@ -249,6 +267,7 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
   const chats = new Map<number, ChatState>();
   const calls: ApiCall[] = [];
   const sent: BotPost[] = [];
+  const documents: SentDocument[] = [];
   const callbackAnswers: TelegramTestServer["callbackAnswers"] = [];
   const chatActions: TelegramTestServer["chatActions"] = [];
   const commands: unknown[] = [];
@@ -529,6 +548,47 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
       has_custom_certificate: false,
       pending_update_count: pending().length,
     }),
+    senddocument: (params) => {
+      const chatId = requireChatId(params.chat_id);
+      const state = requireChat(chatId);
+      const file = uploadedDocument(params);
+      if (file.bytes.length === 0) throw badRequest("file must be non-empty");
+      const caption =
+        params.caption === undefined ? undefined : parseText(params.caption, params.parse_mode).text;
+      const markup = parseMarkup(params.reply_markup);
+      const replyTo = replyTarget(state, params);
+      const messageId = state.nextMessageId++;
+      const fileId = `BQACAgIAAxkBAAI${chatId}_${messageId}`;
+      const document = {
+        file_name: file.filename,
+        mime_type: file.contentType || "application/octet-stream",
+        file_id: fileId,
+        file_unique_id: `AgAD${messageId}`,
+        file_size: file.bytes.length,
+      };
+      // What the bot gets back; the chat keeps it with an empty text, as this server's views are text-shaped.
+      const result = {
+        message_id: messageId,
+        date: now(),
+        chat: state.chat,
+        from: botFrom,
+        document,
+        ...(caption !== undefined ? { caption } : {}),
+        ...(markup ? { reply_markup: markup } : {}),
+        ...(replyTo ? { reply_to_message: withoutReply(replyTo) } : {}),
+      };
+      state.messages.set(messageId, { ...result, text: "" });
+      documents.push({
+        chatId,
+        messageId,
+        filename: document.file_name,
+        mimeType: document.mime_type,
+        bytes: file.bytes,
+        caption,
+        replyMarkup: markup,
+      });
+      return result;
+    },
     sendmessage: (params) => {
       const chatId = requireChatId(params.chat_id);
       const state = requireChat(chatId);
@@ -774,6 +834,7 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
     calls,
     callsTo: (method) => calls.filter((call) => call.method === method.toLowerCase()),
     sent,
+    documents,
     chat: view,
     callbackAnswers,
     chatActions,
@@ -896,6 +957,7 @@ const HELD = Symbol("held");
 
 const SENDING_METHODS = new Set([
   "sendmessage",
+  "senddocument",
   "editmessagetext",
   "editmessagereplymarkup",
   "sendchataction",
@@ -945,9 +1007,17 @@ function sendError(response: ServerResponse, error: ApiError): void {
 }
 
 async function readParams(request: IncomingMessage): Promise<Record<string, unknown>> {
-  const text = await readBody(request);
-  if (text.trim() === "") return {};
+  const bytes = await readBytes(request);
   const type = (request.headers["content-type"] ?? "").toLowerCase();
+  if (type.includes("multipart/form-data")) {
+    try {
+      return parseMultipart(bytes, request.headers["content-type"] ?? "");
+    } catch {
+      throw badRequest("can't parse multipart/form-data body");
+    }
+  }
+  const text = bytes.toString("utf8");
+  if (text.trim() === "") return {};
   if (type.includes("application/json")) {
     let body: unknown;
     try {
@@ -958,9 +1028,22 @@ async function readParams(request: IncomingMessage): Promise<Record<string, unkn
     if (!isRecord(body)) throw badRequest("JSON object expected");
     return body;
   }
-  if (type.includes("multipart/form-data"))
-    throw badRequest("multipart bodies are not supported by this test server");
   return Object.fromEntries(new URLSearchParams(text));
+}
+
+/** The uploaded file of a sendDocument: the part itself, or the part an `attach://<name>` value names. */
+function uploadedDocument(params: Record<string, unknown>): UploadedFile {
+  const value = params.document;
+  if (isUploadedFile(value)) return value;
+  // Plain in a form field; a JSON string when the parameters came as JSON.
+  const reference = typeof value === "string" && value.startsWith('"') ? parseNested(value) : value;
+  if (typeof reference === "string" && reference.startsWith("attach://")) {
+    const part = params[reference.slice("attach://".length)];
+    if (isUploadedFile(part)) return part;
+    throw badRequest("file of the document not found");
+  }
+  // A file_id or URL of a file Telegram already has: this server keeps none.
+  throw badRequest("there is no document in the request");
 }
 
 /** Nested parameters arrive as objects (JSON bodies) or JSON text (query/urlencoded). */

@@ -26,6 +26,7 @@ import {
   parseTimeZone,
 } from "../parse.ts";
 import { issueInvite, printInvite, registerUserInvite } from "./user-invite.ts";
+import { registerUserDataCommands } from "./user-data.ts";
 
 interface UserOptions {
   tz?: string;
@@ -109,6 +110,8 @@ export const registerUserCommands: RegisterCommands = (program, context) => {
         for (const line of describeUser(row, links)) ctx.out.line(line);
       }),
     );
+
+  registerUserDataCommands(user, context);
 };
 
 function withUserOptions(command: Command): Command {

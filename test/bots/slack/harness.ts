@@ -69,7 +69,10 @@ export async function startApp(
   } = {},
 ): Promise<RunningSlackApp> {
   const clock = options.clock ?? fixedClock(START);
-  const { assistant } = testCore(db, modelClientFor(ollama.url), { clock, refresh: options.refresh });
+  const { assistant, userData } = testCore(db, modelClientFor(ollama.url), {
+    clock,
+    refresh: options.refresh,
+  });
   const slackApp = await createSlackApp({
     config: {
       botToken: slack.botToken,
@@ -79,6 +82,7 @@ export async function startApp(
       channel: options.channel,
     },
     assistant,
+    userData,
     platformState: createPlatformState(db),
     clock,
     retryConfig: { retries: 2, minTimeout: 10, maxTimeout: 50 },

@@ -228,6 +228,8 @@ describeEachDatabase("telegram bot", (getDb) => {
       "brief",
       "receipts",
       "help",
+      "export",
+      "forget",
     ]);
   });
 

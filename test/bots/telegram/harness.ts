@@ -100,10 +100,11 @@ export async function startHarness(db: Database, options: HarnessOptions = {}): 
     routes: resolveModelRoutes(undefined, { ollamaHost: ollama.url, model: MODEL }),
     retry: { attempts: 1 },
   });
-  const { assistant } = testCore(db, model, { clock, refresh: options.refresh });
+  const { assistant, userData } = testCore(db, model, { clock, refresh: options.refresh });
   const app = createTelegramBot({
     config: telegramConfigFor(telegram, options),
     assistant,
+    userData,
     platformState: createPlatformState(db),
     clock,
     retry: { maxAttempts: 3, maxDelaySeconds: 5 },
