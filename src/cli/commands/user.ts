@@ -25,8 +25,8 @@ import {
   parseText,
   parseTimeZone,
 } from "../parse.ts";
-import { issueInvite, printInvite, registerUserInvite } from "./user-invite.ts";
 import { registerUserDataCommands } from "./user-data.ts";
+import { issueInvite, printInvite, registerUserInvite } from "./user-invite.ts";
 
 interface UserOptions {
   tz?: string;
