@@ -113,7 +113,7 @@ describeEachDatabase("slack /export and /forget", (getDb) => {
     expect(first.blocks.some((block) => block.type === "actions")).toBe(false);
     await slack.sendEvent(directMessage(slackId, "hello again"), { eventId: nextEventId() });
     const refusal = await slack.waitForEphemeral((message) => message.user === slackId);
-    expect(refusal.text).toContain(`Your Slack id is ${slackId}`);
+    expect(refusal.text).toContain(`your Slack id is ${slackId}`);
   });
 
   it("Cancel, another message, a stale button or a late answer delete nothing", async () => {
