@@ -12,10 +12,12 @@ import { type AssistantConfig, resolveConfig } from "./config.ts";
 import type { CoreDeps } from "./deps.ts";
 import type { SlotName, User } from "./domain.ts";
 import type { BriefingObserver } from "./events.ts";
+import type { Geocoder } from "./geocoder.ts";
 import { type Ids, sequentialIds } from "./ids.ts";
 import type { Logger } from "./logger.ts";
 import type { ModelClient } from "./model.ts";
 import type { Ports } from "./ports.ts";
+import { createSettings, type Settings } from "./settings/index.ts";
 import { createDefaultToolRegistry } from "./tools/catalog.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
 
@@ -33,6 +35,8 @@ export interface CoreOptions {
   checkInContext?: CheckInContext | undefined;
   /** Monotonic milliseconds for timings. Default `performance.now`. */
   timer?: (() => number) | undefined;
+  /** Place names → places, for /settings; without it a place cannot be changed in chat. */
+  geocoder?: Geocoder | undefined;
 }
 
 /** A run the scheduler claimed, to generate now. */
@@ -47,6 +51,8 @@ export interface Core {
   assistant: Assistant;
   /** Generates a claimed scheduled run: claimed → generating → generated (or failed). */
   generateBriefing(request: BriefingRequest): Promise<BriefingOutcome>;
+  /** /settings: the user's zone, place, slots and mode, shown and changed. */
+  settings: Settings;
 }
 
 export function composeCore(options: CoreOptions): Core {
@@ -64,5 +70,12 @@ export function composeCore(options: CoreOptions): Core {
   return {
     assistant: createAssistant(deps),
     generateBriefing: (request) => runBriefing(deps, request),
+    settings: createSettings({
+      users: deps.ports.users,
+      runs: deps.ports.runs,
+      clock: deps.clock,
+      geocoder: options.geocoder,
+      staleAfterMinutes: deps.config.staleAfterMinutes,
+    }),
   };
 }
