@@ -13,6 +13,7 @@ import type { Config } from "./config/config.ts";
 import type { Assistant, PlatformSender } from "./core/assistant.ts";
 import type { Clock } from "./core/clock.ts";
 import type { PlatformState } from "./core/ports.ts";
+import type { Settings } from "./core/settings/index.ts";
 import type { DeliveryObserver } from "./delivery/hooks.ts";
 import {
   createSlackTransports,
@@ -84,6 +85,8 @@ export interface Platforms {
 export async function createPlatforms(
   deps: Omit<AppDeps, "database">,
   assistant: Assistant,
+  /** /settings in chat; absent where only delivery is needed (`brief --deliver`). */
+  settings?: Settings,
 ): Promise<Platforms> {
   const { config, clock, logger } = deps;
   // The adapters keep their state through the core's port; this assignment checks the store fits it.
@@ -96,6 +99,7 @@ export async function createPlatforms(
     ? (await import("../bots/telegram/index.ts")).createTelegramBot({
         config: config.telegram,
         assistant,
+        ...(settings ? { settings } : {}),
         platformState,
         clock,
         logger: logger.child({ platform: "telegram" }),
@@ -109,6 +113,7 @@ export async function createPlatforms(
           slackModule.createSlackApp({
             config: config.slack,
             assistant,
+            ...(settings ? { settings } : {}),
             platformState,
             clock,
             logger: logger.child({ platform: "slack" }),
@@ -176,7 +181,7 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
       logger: logger.child({ component: "core" }),
     });
     if (config.slack) progress(`checking Slack at ${config.slack.apiUrl}…`);
-    const platforms = await createPlatforms(deps, core.assistant);
+    const platforms = await createPlatforms(deps, core.assistant, core.settings);
     undo.push(() => platforms.stop());
     const links: PlatformLink[] = [];
     if (platforms.telegram) {

@@ -20,6 +20,7 @@ import {
   type PlatformSender,
   type PlatformState,
   type SendPacer,
+  type Settings,
   silentLogger,
 } from "../../src/core/index.ts";
 import { registerActions } from "./actions.ts";
@@ -29,6 +30,7 @@ import { createSlackSender } from "./delivery.ts";
 import { openMissingDmChannels } from "./dm-channels.ts";
 import type { SlackHandlerDeps } from "./handler-deps.ts";
 import { registerMessages } from "./messages.ts";
+import { registerHelp, registerSettings } from "./settings.ts";
 
 export const SLACK_EVENTS_PATH = "/slack/events";
 
@@ -66,6 +68,8 @@ export interface SlackAppOptions {
   /** Web API retries for listener calls (rate limits wait `Retry-After`). Default: 3 retries, ≤ 10 s apart. */
   retryConfig?: webApi.RetryOptions;
   transports?: SlackTransports;
+  /** /settings; without it Slack's command gets no answer. */
+  settings?: Settings;
 }
 
 export interface SlackApp {
@@ -152,6 +156,8 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
   registerCommands(app, deps);
   registerActions(app, deps);
   registerMessages(app, deps);
+  registerHelp(app, deps);
+  if (options.settings) registerSettings(app, deps, options.settings);
   app.error(async (error) => {
     logger.error({ err: error }, "slack: handler failed");
   });

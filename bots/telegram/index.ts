@@ -23,12 +23,14 @@ import {
   type PlatformSender,
   type PlatformState,
   type SendPacer,
+  type Settings,
   silentLogger,
 } from "../../src/core/index.ts";
 import { accessGate } from "./access.ts";
 import { type BotContext, createHandlers } from "./handlers.ts";
 import { COMMANDS } from "./render.ts";
 import { createTelegramSender } from "./sender.ts";
+import { createSettingsHandlers } from "./settings.ts";
 import { createWebhookHandler, type WebhookHandler } from "./webhook.ts";
 
 export type { BotContext } from "./handlers.ts";
@@ -74,6 +76,8 @@ export interface TelegramBotOptions {
   /** Skips `getMe` (tests, or a caller that already knows the bot). */
   botInfo?: UserFromGetMe;
   transports?: TelegramTransports;
+  /** /settings; without it the command is unknown. */
+  settings?: Settings;
 }
 
 export type { WebhookHandler } from "./webhook.ts";
@@ -144,6 +148,7 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
   // One chat's updates in order (a reply waits for the /brief before it); other chats go on meanwhile.
   bot.use(sequentialize(chatOf));
   bot.use(accessGate({ platformState, clock, logger }));
+  if (options.settings) bot.use(createSettingsHandlers({ settings: options.settings, logger }));
   bot.use(createHandlers({ platformState, assistant, clock, logger }));
   bot.catch((error) => logFailure(error.ctx.update.update_id, error.error));
 
