@@ -16,6 +16,7 @@ import type { Identity, User } from "../../../db/schema/index.ts";
 import { createPlatformState } from "../../../db/stores/index.ts";
 import type { Assistant, BriefingMessage, DeliveryReceipt } from "../../../src/core/assistant.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
+import type { Geocoder } from "../../../src/core/geocoder.ts";
 import type { Sources } from "../../../src/core/ports.ts";
 import { LONDON, modelClientFor, START, testCore } from "../../core/fixture.ts";
 import { createTestUser } from "../../helpers/database.ts";
@@ -63,10 +64,16 @@ export async function startApp(
     transports?: SlackTransports;
     /** SLACK_CHANNEL: scheduled briefings go here instead of each user's DM. */
     channel?: string;
+    /** Place lookups for /settings (default none). */
+    geocoder?: Geocoder;
   } = {},
 ): Promise<RunningSlackApp> {
   const clock = options.clock ?? fixedClock(START);
-  const { assistant } = testCore(db, modelClientFor(ollama.url), { clock, refresh: options.refresh });
+  const { assistant, settings } = testCore(db, modelClientFor(ollama.url), {
+    clock,
+    refresh: options.refresh,
+    geocoder: options.geocoder,
+  });
   const slackApp = await createSlackApp({
     config: {
       botToken: slack.botToken,
@@ -76,6 +83,7 @@ export async function startApp(
       channel: options.channel,
     },
     assistant,
+    settings,
     platformState: createPlatformState(db),
     clock,
     retryConfig: { retries: 2, minTimeout: 10, maxTimeout: 50 },
