@@ -82,9 +82,9 @@ export interface NextSlotRun {
 }
 
 /**
- * The next briefing of one slot as the scheduler will run it: the first local date (today on) that has
- * no scheduled run yet (`taken`) and whose window has not closed. A slot whose time today already passed
- * but whose window is still open runs at once, as the scheduler would.
+ * The next briefing of one slot as the scheduler will run it: the first local date (yesterday on) that has
+ * no scheduled run yet (`taken`) and whose window has not closed. A slot whose time already passed but
+ * whose window is still open runs at once, as the scheduler would.
  */
 export function nextSlotRun(input: {
   zone: string;
@@ -95,8 +95,9 @@ export function nextSlotRun(input: {
   taken: (localDate: string) => boolean;
 }): NextSlotRun {
   const today = localDate(input.now, input.zone);
-  // Three days always hold the answer: today's run may be taken and tomorrow's window cannot have closed.
-  for (let offset = 0; offset < 3; offset += 1) {
+  // Yesterday too (a 23:30 slot's window runs past midnight, and the scheduler claims it then); after it,
+  // three days always hold the answer: today's run may be taken, and tomorrow's window cannot have closed.
+  for (let offset = -1; offset < 3; offset += 1) {
     const date = addDays(today, offset);
     if (input.taken(date)) continue;
     const at = slotInstant(date, input.time, input.zone);

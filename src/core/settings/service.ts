@@ -72,7 +72,7 @@ export function createSettings(deps: SettingsDeps): Settings {
   const nextRuns = async (user: User): Promise<Map<SlotName, NextSlotRun>> => {
     const now = deps.clock.now();
     const today = localDate(now, user.timeZone);
-    const dates = [today, addDays(today, 1), addDays(today, 2)];
+    const dates = [addDays(today, -1), today, addDays(today, 1), addDays(today, 2)];
     const taken = new Set(
       (await deps.runs.scheduledOn(user.id, dates)).map((run) => `${run.slot}|${run.localDate}`),
     );
@@ -108,7 +108,7 @@ export function createSettings(deps: SettingsDeps): Settings {
     const [name, run] = first;
     const when = formatLocal(run.at, user.timeZone, "ccc HH:mm");
     return run.dueNow
-      ? `next ${name} briefing: ${when} (that time has passed today, so it comes within a minute)`
+      ? `next ${name} briefing: ${when} (its time has passed, so it comes within a minute)`
       : `next ${name} briefing: ${when}`;
   };
 

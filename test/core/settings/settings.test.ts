@@ -119,10 +119,15 @@ describeEachDatabase("settings service", (getDb) => {
     const user = await createTestUser(getDb());
     const reply = await core("2025-06-02T05:00:00Z").settings.handle(user.id, "morning 05:30");
     expect(reply.text).toContain(
-      "next morning briefing: Mon 05:30 (that time has passed today, so it comes within a minute)",
+      "next morning briefing: Mon 05:30 (its time has passed, so it comes within a minute)",
     );
     const closed = await core("2025-06-02T05:00:00Z").settings.handle(user.id, "morning 03:00");
     expect(closed.text).toContain("next morning briefing: Tue 03:00");
+    // Just after midnight, yesterday's 23:30 is still in its window: the scheduler claims it now.
+    const late = await core("2025-06-02T23:10:00Z").settings.handle(user.id, "evening 23:30");
+    expect(late.text).toContain(
+      "next evening briefing: Mon 23:30 (its time has passed, so it comes within a minute)",
+    );
   });
 
   it("turns a slot off without touching the others, and switches the mode", async () => {
