@@ -8,7 +8,7 @@ import type { InlineKeyboardMarkup } from "grammy/types";
 import { errorMessage, type Logger, type Settings, type SettingsReply } from "../../src/core/index.ts";
 import { text } from "./format.ts";
 import type { BotContext } from "./handlers.ts";
-import { sendPiece } from "./send.ts";
+import { editPiece, sendPiece } from "./send.ts";
 
 const PREFIX = "s:";
 const SORRY = "Sorry, I could not change your settings just now. Please try again in a minute.";
@@ -47,13 +47,20 @@ export function createSettingsHandlers(deps: { settings: Settings; logger: Logge
       return;
     }
     await ctx.answerCallbackQuery({ text: shorten(reply.text.split("\n")[0] ?? "", 200) });
-    // A pick list or a zone proposal is answered once; the settings view keeps its buttons for more changes.
+    // A pick list or a zone proposal is answered once; the settings view is redrawn (✓ on the new values)
+    // and keeps its buttons for more changes.
     if (/^(pick|zone) /.test(args) && reply.kind !== "error") {
       await ctx.api
         .editMessageReplyMarkup(message.chat.id, message.message_id, {
           reply_markup: { inline_keyboard: [] },
         })
         .catch(() => undefined);
+    } else if (reply.kind === "changed") {
+      const view = await deps.settings.view(account.user.id);
+      await editPiece(ctx.api, message.chat.id, message.message_id, text(view.text), keyboardOf(view)).catch(
+        (error: unknown) =>
+          deps.logger.warn({ error: errorMessage(error) }, "telegram settings view not redrawn"),
+      );
     }
     await sendPiece(ctx.api, message.chat.id, text(reply.text), {
       replyTo: message.message_id,

@@ -62,6 +62,20 @@ describeEachDatabase("telegram /settings", (getDb) => {
       "Morning briefing at 06:30 (Europe/London).",
     );
     expect((await getUser(getDb(), user.id))?.slots.morning).toBe("06:30");
+    // The view is redrawn: its text and ✓ follow the change, its buttons stay for more.
+    const redrawn = await h.telegram.waitFor(() => {
+      const current = h.telegram.chat(account.id).message(view.messageId);
+      return current?.text.includes("briefings: morning 06:30") ? current : undefined;
+    });
+    const marked = redrawn.reply_markup?.inline_keyboard
+      .flat()
+      .filter((button) => button.text.startsWith("✓"));
+    expect(marked?.map((button) => button.callback_data)).toEqual([
+      "s:morning 06:30",
+      "s:midday 12:30",
+      "s:afternoon 16:30",
+      "s:evening off",
+    ]);
   });
 
   it("/settings morning 06:45 moves the slot, and the scheduler delivers the next briefing at 06:45 local", {
