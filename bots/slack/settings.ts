@@ -52,8 +52,13 @@ export function registerSettings(app: App, deps: SlackHandlerDeps, settings: Set
       await respond({ response_type: "ephemeral", replace_original: false, text: SORRY });
       return;
     }
-    // A pick list or a zone proposal is answered once: the answer replaces it. The view keeps its buttons.
+    // A pick list or a zone proposal is answered once: the answer replaces it. The view is redrawn with the
+    // new values and keeps its buttons; the confirmation comes under it.
     const answered = /^(pick|zone) /.test(args) && reply.kind !== "error";
+    if (!answered && reply.kind === "changed") {
+      const view = await settings.view(linked.user.id);
+      await respond({ response_type: "ephemeral", replace_original: true, ...settingsMessage(view) });
+    }
     await respond({ response_type: "ephemeral", replace_original: answered, ...settingsMessage(reply) });
   });
 }

@@ -100,6 +100,20 @@ describeEachDatabase("slack /settings and /help", (getDb) => {
     expect(buttons.map((button) => button.value)).toEqual(
       expect.arrayContaining(["morning 06:30", "mode legacy"]),
     );
+
+    // A press: the view is redrawn in place with the new mode, then the confirmation follows.
+    const toggle = buttons.find((button) => button.value === "mode legacy");
+    const message = { channel: slack.dmChannelOf(slackId), ts: "1800000000.000300" };
+    const pressed = await slack.pressButton(toggle?.action_id ?? "", toggle?.value ?? "", slackId, message);
+    const posted = () => slack.responses.filter((response) => response.id === pressed.responseUrlId);
+    for (let waited = 0; posted().length < 2 && waited < 5_000; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const [redrawn, confirmation] = posted();
+    expect([redrawn?.body.replace_original, confirmation?.body.replace_original]).toEqual([true, false]);
+    expect(String(redrawn?.body.text)).toContain("mode: legacy");
+    expect(buttonsOf(redrawn?.body ?? {}).map((button) => button.value)).toContain("mode agentic");
+    expect(String(confirmation?.body.text)).toMatch(/^Briefing mode: legacy/);
   });
 
   it("/settings morning 06:45 moves the slot, and the scheduler posts the next briefing at 06:45 local", {
