@@ -14,6 +14,7 @@ import type { Assistant, PlatformSender } from "./core/assistant.ts";
 import type { Clock } from "./core/clock.ts";
 import type { Linking } from "./core/linking/linking.ts";
 import type { PlatformState } from "./core/ports.ts";
+import type { Settings } from "./core/settings/index.ts";
 import type { UserDataService } from "./core/user-data/index.ts";
 import type { DeliveryObserver } from "./delivery/hooks.ts";
 import {
@@ -88,6 +89,8 @@ export interface ChatServices {
   linking?: Linking;
   /** `/export` and `/forget`. */
   userData?: UserDataService;
+  /** `/settings`. */
+  settings?: Settings;
 }
 
 /** The configured platform adapters over one assistant; shared by `start` and `brief --deliver`. */
@@ -111,8 +114,7 @@ export async function createPlatforms(
         platformState,
         clock,
         logger: logger.child({ platform: "telegram" }),
-        ...(services.linking ? { linking: services.linking } : {}),
-        ...(services.userData ? { userData: services.userData } : {}),
+        ...services,
         ...(telegramTransports ? { transports: telegramTransports } : {}),
       })
     : undefined;
@@ -126,8 +128,7 @@ export async function createPlatforms(
             platformState,
             clock,
             logger: logger.child({ platform: "slack" }),
-            ...(services.linking ? { linking: services.linking } : {}),
-            ...(services.userData ? { userData: services.userData } : {}),
+            ...services,
             ...(slackTransports ? { transports: slackTransports } : {}),
           }),
           config.slack.apiUrl,
@@ -195,6 +196,7 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
     const platforms = await createPlatforms(deps, core.assistant, {
       linking: core.linking,
       userData: core.userData,
+      settings: core.settings,
     });
     undo.push(() => platforms.stop());
     const links: PlatformLink[] = [];

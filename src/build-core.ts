@@ -15,6 +15,7 @@ import type { Ports } from "./core/ports.ts";
 import { createModelClient, type ModelRouter } from "./models/index.ts";
 import { CHANGES_SINCE_MORNING_TOOL, changesSinceMorning } from "./scheduler/changes-since-morning.ts";
 import { createSourceRefresher, type SourceRefresherOptions } from "./sources/refresh-sources.ts";
+import { createOpenMeteoGeocoder } from "./sources/weather/geocoder.ts";
 
 export interface BuildCoreOptions<MODEL extends ModelClient = ModelRouter> {
   db: Database;
@@ -56,6 +57,7 @@ export function buildCore(
     ids: () => `runner_${randomBytes(6).toString("hex")}`,
     logger: options.logger,
     selfSignup: config.access.selfSignup,
+    geocoder: createOpenMeteoGeocoder(options.fetch, config.openMeteo.geocodingUrl),
     // Check-ins start from what changed since the morning, computed from receipts rather than guessed.
     checkInContext: async (user, localDate, now) => ({
       name: CHANGES_SINCE_MORNING_TOOL,
@@ -70,6 +72,7 @@ export function buildCore(
       runDeadlineSeconds: config.briefing.runDeadlineSeconds,
       chatDeadlineSeconds: config.briefing.chatDeadlineSeconds,
       undoMinutes: config.briefing.undoMinutes,
+      staleAfterMinutes: config.briefing.staleAfterMinutes,
     },
   });
   return { ...core, model, ports };

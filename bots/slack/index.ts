@@ -21,6 +21,7 @@ import {
   type PlatformSender,
   type PlatformState,
   type SendPacer,
+  type Settings,
   silentLogger,
   type UserDataService,
 } from "../../src/core/index.ts";
@@ -32,6 +33,7 @@ import { openMissingDmChannels } from "./dm-channels.ts";
 import type { SlackHandlerDeps } from "./handler-deps.ts";
 import { registerLinkCommand } from "./linking.ts";
 import { registerMessages } from "./messages.ts";
+import { registerHelp, registerSettings } from "./settings.ts";
 import { registerUserData } from "./user-data.ts";
 
 export const SLACK_EVENTS_PATH = "/slack/events";
@@ -74,6 +76,8 @@ export interface SlackAppOptions {
   linking?: Linking;
   /** `/export` and `/forget` (the app needs the `files:write` scope); without it they are not handled. */
   userData?: UserDataService;
+  /** /settings; without it Slack's command gets no answer. */
+  settings?: Settings;
 }
 
 export interface SlackApp {
@@ -162,6 +166,8 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
   registerActions(app, deps);
   registerMessages(app, deps);
   if (options.userData) registerUserData(app, { ...deps, userData: options.userData });
+  registerHelp(app, deps);
+  if (options.settings) registerSettings(app, deps, options.settings);
   app.error(async (error) => {
     logger.error({ err: error }, "slack: handler failed");
   });

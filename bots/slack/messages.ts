@@ -9,6 +9,7 @@ import { findLinkedUser, refusalText } from "./access.ts";
 import { answer, type IncomingText } from "./conversation.ts";
 import type { SlackHandlerDeps } from "./handler-deps.ts";
 import { linkFromDirectMessage } from "./linking.ts";
+import { helpText } from "./settings.ts";
 import { briefingThreadKey, directMessageKey, runOfThread } from "./threads.ts";
 
 interface UserMessage {
@@ -74,6 +75,10 @@ async function handleDirectMessage(
   if (message.threadTs) {
     const runId = await runOfThread(deps.platformState, linked.user.id, message.channel, message.threadTs);
     await answer(deps, client, inBriefingThread(linked, message, message.threadTs, runId));
+    return;
+  }
+  if (/^\s*help\s*$/i.test(message.text)) {
+    await client.chat.postMessage({ channel: message.channel, text: helpText() });
     return;
   }
   await answer(deps, client, {

@@ -24,6 +24,7 @@ import {
   type PlatformSender,
   type PlatformState,
   type SendPacer,
+  type Settings,
   silentLogger,
   type UserDataService,
 } from "../../src/core/index.ts";
@@ -32,6 +33,7 @@ import { type BotContext, createHandlers } from "./handlers.ts";
 import { linkingGate } from "./linking.ts";
 import { COMMANDS } from "./render.ts";
 import { createTelegramSender } from "./sender.ts";
+import { createSettingsHandlers } from "./settings.ts";
 import { createUserDataHandlers } from "./user-data.ts";
 import { createWebhookHandler, type WebhookHandler } from "./webhook.ts";
 
@@ -82,6 +84,8 @@ export interface TelegramBotOptions {
   linking?: Linking;
   /** `/export` and `/forget`; without it those commands are unknown. */
   userData?: UserDataService;
+  /** /settings; without it the command is unknown. */
+  settings?: Settings;
 }
 
 export type { WebhookHandler } from "./webhook.ts";
@@ -154,6 +158,7 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
   if (options.linking) bot.use(linkingGate({ linking: options.linking, logger }));
   bot.use(accessGate({ platformState, clock, logger }));
   if (options.userData) bot.use(createUserDataHandlers({ userData: options.userData, logger }));
+  if (options.settings) bot.use(createSettingsHandlers({ settings: options.settings, logger }));
   bot.use(createHandlers({ platformState, assistant, clock, logger }));
   bot.catch((error) => logFailure(error.ctx.update.update_id, error.error));
 

@@ -4,7 +4,7 @@
  */
 import type { InlineKeyboardMarkup } from "grammy/types";
 import { DateTime } from "luxon";
-import type { BriefingMessage, PendingConfirmation } from "../../src/core/index.ts";
+import { type BriefingMessage, COMMAND_MENU, type PendingConfirmation } from "../../src/core/index.ts";
 import { bold, code, italic, join, MESSAGE_LIMIT, type Piece, splitText, text, truncate } from "./format.ts";
 
 /**
@@ -74,13 +74,8 @@ export function confirmationPiece(pending: PendingConfirmation, timeZone: string
   );
 }
 
-export const COMMANDS = [
-  { command: "brief", description: "A briefing now (optionally: /brief morning|midday|afternoon|evening)" },
-  { command: "receipts", description: "What the tools returned for the latest (or replied-to) briefing" },
-  { command: "help", description: "What I do and how to use me" },
-  { command: "export", description: "Everything I have stored about you, as a JSON file" },
-  { command: "forget", description: "Delete everything I have stored about you (asks twice)" },
-] as const;
+/** Telegram's command menu: the core's catalog, so the menu, /help and Slack list the same commands. */
+export const COMMANDS = COMMAND_MENU.map(({ command, description }) => ({ command, description }));
 
 export function helpPiece(name: string | undefined): Piece {
   return join(
@@ -92,14 +87,12 @@ export function helpPiece(name: string | undefined): Piece {
       join(
         [
           bold("Commands"),
-          join([code("/brief"), text(" – a briefing now; add a slot like "), code("/brief midday")]),
-          join([
-            code("/receipts"),
-            text(" – what the tools returned (reply to a briefing to pick that one)"),
-          ]),
-          join([code("/export"), text(" – everything I have stored about you, as a file")]),
-          join([code("/forget"), text(" – delete all of it (I ask twice)")]),
-          join([code("/help"), text(" – this message")]),
+          ...COMMAND_MENU.map((entry) =>
+            join([
+              code(`/${entry.command}${entry.usage ? ` ${entry.usage}` : ""}`),
+              text(` – ${entry.description}`),
+            ]),
+          ),
         ],
         "\n",
       ),

@@ -30,6 +30,25 @@ export async function existingScheduledKeys(db: Database, localDates: string[]):
   return new Set(rows.map(scheduledKey));
 }
 
+/** One user's scheduled runs on these local dates (any state), as (slot, local date). */
+export async function userScheduledSlots(
+  db: Database,
+  userId: number,
+  localDates: readonly string[],
+): Promise<Array<{ slot: SlotName; localDate: string }>> {
+  if (localDates.length === 0) return [];
+  return db
+    .select({ slot: briefingRuns.slot, localDate: briefingRuns.localDate })
+    .from(briefingRuns)
+    .where(
+      and(
+        eq(briefingRuns.userId, userId),
+        eq(briefingRuns.trigger, "schedule"),
+        inArray(briefingRuns.localDate, [...localDates]),
+      ),
+    );
+}
+
 export function scheduledKey(key: ScheduledKey): string {
   return `${key.userId}|${key.slot}|${key.localDate}`;
 }

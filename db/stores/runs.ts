@@ -10,6 +10,7 @@ import {
   type RunResult,
   startClaimedRun,
 } from "../queries/runs.ts";
+import { userScheduledSlots } from "../queries/schedule.ts";
 import type { SlotName } from "../schema/index.ts";
 
 export function createRunStore(db: Database) {
@@ -20,6 +21,8 @@ export function createRunStore(db: Database) {
     finish: (runId: number, result: RunResult, at: Date) => finishRun(db, runId, result, at),
     fail: (runId: number, reason: string, at: Date) => failRun(db, runId, reason, at),
     ofUser: (userId: number, runId: number) => getUserRun(db, userId, runId),
+    scheduledOn: (userId: number, localDates: readonly string[]) =>
+      userScheduledSlots(db, userId, localDates),
     latestFinished: (userId: number) => latestFinishedRun(db, userId),
     archiveOld: async (options: { now: Date; retentionDays: number; userId?: number }) =>
       (await rollUpOldRuns(db, options)).archivedRuns,

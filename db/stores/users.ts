@@ -1,6 +1,36 @@
+import { eq, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
-import { getUser } from "../queries/users.ts";
+import { getUser, NotFoundError } from "../queries/users.ts";
+import { type briefingModeEnum, type SlotTimes, users } from "../schema/index.ts";
+
+type BriefingMode = (typeof briefingModeEnum.enumValues)[number];
+
+interface UserSettingsChanges {
+  timeZone?: string;
+  locationName?: string | null;
+  latitude?: number | null;
+  longitude?: number | null;
+  slots?: Partial<SlotTimes>;
+  briefingMode?: BriefingMode;
+}
 
 export function createUsers(db: Database) {
-  return { get: (userId: number) => getUser(db, userId) };
+  return {
+    get: (userId: number) => getUser(db, userId),
+    async update(userId: number, changes: UserSettingsChanges) {
+      const { slots, ...rest } = changes;
+      // Merged in the database, so two slot changes racing each other both land.
+      const merged =
+        slots && Object.keys(slots).length > 0
+          ? { slots: sql`${users.slots} || ${JSON.stringify(slots)}::jsonb` }
+          : {};
+      const [user] = await db
+        .update(users)
+        .set({ ...rest, ...merged })
+        .where(eq(users.id, userId))
+        .returning();
+      if (!user) throw new NotFoundError(`no user with id ${userId}`);
+      return user;
+    },
+  };
 }

@@ -12,11 +12,13 @@ import { type AssistantConfig, resolveConfig } from "./config.ts";
 import type { CoreDeps } from "./deps.ts";
 import type { SlotName, User } from "./domain.ts";
 import type { BriefingObserver } from "./events.ts";
+import type { Geocoder } from "./geocoder.ts";
 import { type Ids, sequentialIds } from "./ids.ts";
 import { createLinking, type Linking } from "./linking/linking.ts";
 import type { Logger } from "./logger.ts";
 import type { ModelClient } from "./model.ts";
 import type { Ports } from "./ports.ts";
+import { createSettings, type Settings } from "./settings/index.ts";
 import { createDefaultToolRegistry } from "./tools/catalog.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
 import { createUserDataService, type UserDataService } from "./user-data/service.ts";
@@ -37,6 +39,8 @@ export interface CoreOptions {
   timer?: (() => number) | undefined;
   /** `/start` without a code creates a user (`--allow-self-signup`). Default false. */
   selfSignup?: boolean | undefined;
+  /** Place names → places, for /settings; without it a place cannot be changed in chat. */
+  geocoder?: Geocoder | undefined;
 }
 
 /** A run the scheduler claimed, to generate now. */
@@ -55,6 +59,8 @@ export interface Core {
   linking: Linking;
   /** Export and forget (the CLI and the chat adapters). */
   userData: UserDataService;
+  /** /settings: the user's zone, place, slots and mode, shown and changed. */
+  settings: Settings;
 }
 
 export function composeCore(options: CoreOptions): Core {
@@ -79,5 +85,12 @@ export function composeCore(options: CoreOptions): Core {
       selfSignup: options.selfSignup,
     }),
     userData: createUserDataService(options.ports.userData, options.clock),
+    settings: createSettings({
+      users: deps.ports.users,
+      runs: deps.ports.runs,
+      clock: deps.clock,
+      geocoder: options.geocoder,
+      staleAfterMinutes: deps.config.staleAfterMinutes,
+    }),
   };
 }

@@ -14,6 +14,8 @@ export interface AssistantConfig {
   chatDeadlineSeconds: number;
   /** How long the Undo button under a change made in chat works. Default 1440 (a day). */
   undoMinutes: number;
+  /** Minutes after a slot's time during which the scheduler still runs it late (as /settings reports). Default 90. */
+  staleAfterMinutes: number;
 }
 
 export const DEFAULT_ASSISTANT_CONFIG: AssistantConfig = {
@@ -24,6 +26,7 @@ export const DEFAULT_ASSISTANT_CONFIG: AssistantConfig = {
   runDeadlineSeconds: 600,
   chatDeadlineSeconds: 180,
   undoMinutes: 24 * 60,
+  staleAfterMinutes: 90,
 };
 
 export function resolveConfig(config: Partial<AssistantConfig> | undefined): AssistantConfig {

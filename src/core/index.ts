@@ -24,11 +24,13 @@ export { receiptsView, slotAt } from "./assistant-service.ts";
 export { statusChecks, statusRow } from "./briefing/status-row.ts";
 export type { CheckInContext, CheckInReceipt } from "./briefing/types.ts";
 export { type Clock, fixedClock, systemClock } from "./clock.ts";
+export { type ChatCommand, COMMAND_MENU, commandHelpLines } from "./command-menu.ts";
 export { type BriefingRequest, type Core, type CoreOptions, composeCore } from "./compose.ts";
 export { type AssistantConfig, DEFAULT_ASSISTANT_CONFIG } from "./config.ts";
 export * from "./domain.ts";
 export { errorMessage, NotFoundError } from "./errors.ts";
 export { type BriefingEvent, type BriefingObserver, progressLine } from "./events.ts";
+export type { Geocoder, PlaceCandidate, PlaceSearch } from "./geocoder.ts";
 export { type AccountLookup, identify } from "./identity.ts";
 export { type Ids, sequentialIds } from "./ids.ts";
 export { normaliseCode } from "./linking/code.ts";
@@ -55,5 +57,12 @@ export { ModelError, withPreferredModel } from "./model.ts";
 export type * from "./ports.ts";
 export { type ReceiptBlock, receiptBlock, receiptBlocks } from "./receipt-lines.ts";
 export { redactAddress, redactAddressesIn } from "./redact.ts";
+export {
+  MAX_CHOICE_BYTES,
+  type Settings,
+  type SettingsChoice,
+  type SettingsReply,
+} from "./settings/index.ts";
+export { nextSlotRun, slotInstant } from "./slot-schedule.ts";
 export { outsideSurrogatePair, type SplitRules, splitText } from "./text-split.ts";
 export * from "./user-data/index.ts";

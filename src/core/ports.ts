@@ -7,6 +7,7 @@
  * there (or not the user's) throw an error whose message says so; lookups return undefined.
  */
 import type {
+  BriefingMode,
   BriefingRun,
   CachedForecast,
   CalendarEvent,
@@ -32,6 +33,7 @@ import type {
   Receipt,
   RunResult,
   SlotName,
+  SlotTimes,
   Task,
   TaskChanges,
   TaskQuery,
@@ -40,8 +42,20 @@ import type {
 import type { Invites } from "./linking/invites-port.ts";
 import type { UserData } from "./user-data/port.ts";
 
+/** What /settings may change on a user; `slots` merges into the stored slots (only the named ones change). */
+export interface UserSettingsChanges {
+  timeZone?: string;
+  locationName?: string | null;
+  latitude?: number | null;
+  longitude?: number | null;
+  slots?: Partial<SlotTimes>;
+  briefingMode?: BriefingMode;
+}
+
 export interface Users {
   get: (userId: number) => Promise<User | undefined>;
+  /** Throws when there is no such user. */
+  update: (userId: number, changes: UserSettingsChanges) => Promise<User>;
 }
 
 /** Briefing runs as the runner and the facade see them; claiming scheduled runs is the scheduler's. */
@@ -62,6 +76,11 @@ export interface RunStore {
   fail: (runId: number, reason: string, at: Date) => Promise<void>;
   /** One of the user's runs; another user's id finds nothing. */
   ofUser: (userId: number, runId: number) => Promise<BriefingRun | undefined>;
+  /** The (slot, local date) pairs among `localDates` that already have a scheduled run (of any state). */
+  scheduledOn: (
+    userId: number,
+    localDates: readonly string[],
+  ) => Promise<Array<{ slot: SlotName; localDate: string }>>;
   /** The user's most recent run that produced a briefing. */
   latestFinished: (userId: number) => Promise<BriefingRun | undefined>;
   /** Retention: runs older than `retentionDays` leave every model context; their receipts are archived. */

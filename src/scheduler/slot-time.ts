@@ -1,15 +1,12 @@
 /**
  * When each user's briefing slots fall, as instants. Pure: the scheduler hands in the users and `now`.
- *
- * DST rules (one run per slot per local date, always):
- * - a wall time that does not exist (spring-forward gap, e.g. 02:30 in New York on the second Sunday of
- *   March) runs at the next valid minute, the end of the gap (03:00);
- * - a wall time that exists twice (fall-back, 01:30) runs at its first occurrence.
+ * The wall-time → instant math (and its DST rules) is the core's `slotInstant`, shared with /settings.
  */
 import { DateTime } from "luxon";
 import type { User } from "../../db/schema/users.ts";
 import { SLOT_NAMES, type SlotName } from "../core/domain.ts";
 import { isClockTime, isValidTimeZone, localDate } from "../core/local-time.ts";
+import { DEFAULT_STALE_AFTER_MINUTES, slotInstant, slotWindow } from "../core/slot-schedule.ts";
 
 export type SchedulableUser = Pick<User, "id" | "timeZone" | "slots" | "createdAt">;
 
@@ -30,56 +27,9 @@ export interface SlotWindowOptions {
   staleAfterMinutes?: number;
 }
 
-export const DEFAULT_STALE_AFTER_MINUTES = 90;
+export { DEFAULT_STALE_AFTER_MINUTES, slotInstant };
+
 const MINUTE_MS = 60_000;
-
-// Every tick asks for the same (zone, date, time) triples for every user; luxon zone math is not cheap.
-const instantCache = new Map<string, number>();
-const INSTANT_CACHE_LIMIT = 20_000;
-
-/** The instant a local wall time happens on a local date in a zone, with the DST rules above. */
-export function slotInstant(date: string, time: string, zone: string): Date {
-  const key = `${zone}|${date}|${time}`;
-  const cached = instantCache.get(key);
-  if (cached !== undefined) return new Date(cached);
-  const instant = computeSlotInstant(date, time, zone);
-  if (instantCache.size >= INSTANT_CACHE_LIMIT) instantCache.clear();
-  instantCache.set(key, instant.getTime());
-  return instant;
-}
-
-function computeSlotInstant(date: string, time: string, zone: string): Date {
-  const [hour, minute] = time.split(":").map(Number) as [number, number];
-  const [year, month, day] = date.split("-").map(Number) as [number, number, number];
-  const wanted = `${date}T${time}`;
-  const wallAsUtc = Date.UTC(year, month - 1, day, hour, minute);
-  // The offsets in force around that day: before and after any transition it contains.
-  const offsets = new Set<number>();
-  for (const probe of [wallAsUtc - 2 * 86_400_000, wallAsUtc + 2 * 86_400_000]) {
-    offsets.add(DateTime.fromMillis(probe, { zone }).offset);
-  }
-  const candidates = [...offsets]
-    .map((offset) => wallAsUtc - offset * MINUTE_MS)
-    .filter((instant) => wallTime(instant, zone) === wanted)
-    .sort((a, b) => a - b);
-  const first = candidates[0];
-  if (first !== undefined) return new Date(first);
-
-  // In a gap: the first minute whose wall time is at or past the wanted one.
-  const bounds = [...offsets].map((offset) => wallAsUtc - offset * MINUTE_MS);
-  let low = Math.min(...bounds) - 3 * 3_600_000;
-  let high = Math.max(...bounds) + 3 * 3_600_000;
-  while (high - low > MINUTE_MS) {
-    const middle = low + Math.floor((high - low) / 2 / MINUTE_MS) * MINUTE_MS;
-    if (wallTime(middle, zone) >= wanted) high = middle;
-    else low = middle;
-  }
-  return new Date(high);
-}
-
-function wallTime(instant: number, zone: string): string {
-  return DateTime.fromMillis(instant, { zone }).toFormat("yyyy-MM-dd'T'HH:mm");
-}
 
 // luxon builds an Intl formatter to validate a zone; a tick validates every user.
 const zoneValidity = new Map<string, boolean>();
@@ -175,9 +125,9 @@ export function dueSlots(
   now: Date,
   options: SlotWindowOptions = {},
 ): SlotOccurrence[] {
-  const at = now.getTime();
+  const staleAfter = options.staleAfterMinutes ?? DEFAULT_STALE_AFTER_MINUTES;
   return recentOccurrences(users, now, options).filter(
-    (occurrence) => occurrence.scheduledAt.getTime() <= at && at <= occurrence.notAfter.getTime(),
+    (occurrence) => slotWindow(occurrence.scheduledAt, now, staleAfter) === "open",
   );
 }
 

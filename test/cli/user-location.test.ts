@@ -46,4 +46,53 @@ describeEachDatabase("briefbot user --location", (getDb) => {
       meteo.recover();
     }
   });
+
+  it("takes the place's time zone when --tz is not given, and says so", async () => {
+    const result = await run()("user", "add", "ann", "--location", "Porto");
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(result.stdout).toBe("added ann (Europe/Lisbon)\ntime zone Europe/Lisbon (from Porto, Portugal)\n");
+    const ann = await findUserByName(getDb(), "ann");
+    expect(ann?.timeZone).toBe("Europe/Lisbon");
+    expect(ann?.locationName).toBe("Porto, Portugal");
+  });
+
+  it("lets --tz win over the place's zone, and refuses a user with neither", async () => {
+    const both = await run()("user", "add", "bo", "--tz", "America/New_York", "--location", "Porto");
+    expect(both).toMatchObject({ code: 0, stdout: "added bo (America/New_York)\n" });
+    expect((await findUserByName(getDb(), "bo"))?.timeZone).toBe("America/New_York");
+
+    const neither = await run()("user", "add", "cy");
+    expect(neither).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "briefbot: user add needs --tz <zone>, or --location <place> to take the place's time zone\n",
+    });
+    const coordinates = await run()(
+      "user",
+      "add",
+      "di",
+      "--location",
+      "Home",
+      "--lat",
+      "41.1",
+      "--lon",
+      "-8.6",
+    );
+    expect(coordinates.code).toBe(2);
+    expect(coordinates.stderr).toBe("briefbot: coordinates carry no time zone; add --tz <zone>\n");
+    expect(await findUserByName(getDb(), "cy")).toBeUndefined();
+    expect(await findUserByName(getDb(), "di")).toBeUndefined();
+  });
+
+  it("does not change the zone silently when user set moves the place; it says how to", async () => {
+    await run()("user", "add", "ed", "--tz", "Europe/London");
+    const moved = await run()("user", "set", "ed", "--location", "Porto");
+    expect(moved.code).toBe(0);
+    expect(moved.stdout).toBe(
+      "updated ed\nnote: Porto, Portugal is in Europe/Lisbon, but ed's time zone stays Europe/London; to change it: briefbot user set ed --tz Europe/Lisbon\n",
+    );
+    const ed = await findUserByName(getDb(), "ed");
+    expect(ed?.timeZone).toBe("Europe/London");
+    expect(ed?.locationName).toBe("Porto, Portugal");
+  });
 });

@@ -45,7 +45,9 @@ describeEachDatabase("briefbot user", (getDb) => {
   it("refuses a missing or invalid time zone and writes nothing", async () => {
     const missing = await run("user", "add", "nobody");
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain("required option '--tz <zone>' not specified");
+    expect(missing.stderr).toBe(
+      "briefbot: user add needs --tz <zone>, or --location <place> to take the place's time zone\n",
+    );
     const invalid = await run("user", "add", "bea", "--tz", "Mars/Olympus");
     expect(invalid).toEqual({
       code: 2,

@@ -61,7 +61,7 @@ export function toolContextFor(db: Database, user: User, clock: Clock = fixedClo
 export function testCore<MODEL extends ModelClient, CLOCK extends Clock = ReturnType<typeof fixedClock>>(
   db: Database,
   model: MODEL,
-  options: Partial<Pick<CoreOptions, "checkInContext" | "tools" | "config" | "timer">> & {
+  options: Partial<Pick<CoreOptions, "checkInContext" | "tools" | "config" | "timer" | "geocoder">> & {
     clock?: CLOCK;
     /** `Sources.refresh`, e.g. `createSourceRefresher` against the Open-Meteo test server; default none. */
     refresh?: Sources["refresh"];
@@ -83,6 +83,7 @@ export function testCore<MODEL extends ModelClient, CLOCK extends Clock = Return
     checkInContext: options.checkInContext,
     tools: options.tools,
     timer: options.timer,
+    geocoder: options.geocoder,
   });
   return { ...core, ports, model, clock, logger };
 }

@@ -27,6 +27,21 @@ export interface GeocodingResult {
 
 /** Recorded-shape geocoding results for a few names, as `/v1/search?name=…&count=5` returns them. */
 export const GEOCODING_RESULTS: Record<string, GeocodingResult[]> = {
+  porto: [
+    {
+      id: 2735943,
+      name: "Porto",
+      latitude: 41.14961,
+      longitude: -8.61099,
+      elevation: 104,
+      feature_code: "PPLA",
+      country_code: "PT",
+      country: "Portugal",
+      admin1: "Porto",
+      timezone: "Europe/Lisbon",
+      population: 249633,
+    },
+  ],
   lisbon: [
     {
       id: 2267057,

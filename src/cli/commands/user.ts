@@ -14,7 +14,8 @@ import type { Identity, NewUser, SlotTimes, User } from "../../../db/schema/user
 import { DEFAULT_SLOT_TIMES, SLOT_NAMES } from "../../core/domain.ts";
 import { errorMessage } from "../../core/errors.ts";
 import { FIELD_LIMITS } from "../../core/field-limits.ts";
-import { resolveLocation } from "../../sources/weather/geocoding.ts";
+import { isValidTimeZone } from "../../core/local-time.ts";
+import { type Place, resolveLocation } from "../../sources/weather/geocoding.ts";
 import { describeCandidates } from "../../sources/weather/set-location.ts";
 import { type CliContext, CliError, type RegisterCommands, withContext } from "../context.ts";
 import {
@@ -49,8 +50,10 @@ export const registerUserCommands: RegisterCommands = (program, context) => {
     .command("user")
     .description("people briefbot serves, their zones, slots and platform links");
 
-  withUserOptions(user.command("add <name>").description("add a user (a time zone is required)"))
-    .requiredOption("--tz <zone>", "IANA time zone, e.g. Europe/London")
+  withUserOptions(
+    user.command("add <name>").description("add a user (a time zone, given or taken from --location)"),
+  )
+    .option("--tz <zone>", "IANA time zone, e.g. Europe/London (default: the --location's zone)")
     .option("--invite", "also print a one-time code they send the bot to link their account")
     .action((name: string, options: UserOptions) =>
       withContext(context, (ctx) => addUser(ctx, name, options)),
@@ -138,13 +141,22 @@ async function addUser(ctx: CliContext, name: string, options: UserOptions): Pro
     throw new CliError(`user name "${name}" may only use letters, digits, . _ - @`);
   if (await findUserByName(ctx.db, name))
     throw new CliError(`a user named "${name}" already exists (use: briefbot user set)`);
-  const values: NewUser = {
-    name,
-    timeZone: parseTimeZone(options.tz ?? ""),
-    slots: { ...DEFAULT_SLOT_TIMES },
-  };
+  if (options.tz === undefined && options.location === undefined)
+    throw new CliError("user add needs --tz <zone>, or --location <place> to take the place's time zone");
+  // An explicit zone is checked before any lookup; without one the place must be geocoded to give one.
+  const givenZone = options.tz === undefined ? undefined : parseTimeZone(options.tz);
   // Validate everything before the first write, so a bad option leaves nothing behind.
-  const changes = await settingsFromOptions(ctx, options, DEFAULT_SLOT_TIMES);
+  const { changes, place } = await settingsFromOptions(ctx, options, DEFAULT_SLOT_TIMES);
+  const placeZone = place?.timezone && isValidTimeZone(place.timezone) ? place.timezone : undefined;
+  const timeZone = givenZone ?? placeZone;
+  if (!timeZone) {
+    throw new CliError(
+      place
+        ? `the geocoder gives no time zone for ${place.label}; add --tz <zone>`
+        : "coordinates carry no time zone; add --tz <zone>",
+    );
+  }
+  const values: NewUser = { name, timeZone, slots: { ...DEFAULT_SLOT_TIMES } };
   const links = parseLinks(options);
   await ensureLinksFree(ctx.db, links, undefined);
   const created = await ctx.db.transaction(async (tx) => {
@@ -158,12 +170,14 @@ async function addUser(ctx: CliContext, name: string, options: UserOptions): Pro
     return;
   }
   report(ctx, created, options, `added ${created.name} (${created.timeZone})`);
+  if (!options.json && givenZone === undefined && place)
+    ctx.out.line(`time zone ${created.timeZone} (from ${place.label})`);
   if (options.invite) await printInvite(ctx, created);
 }
 
 async function setUser(ctx: CliContext, name: string, options: UserOptions): Promise<void> {
   const existing = await requireUserByName(ctx.db, name);
-  const changes = await settingsFromOptions(ctx, options, existing.slots);
+  const { changes, place } = await settingsFromOptions(ctx, options, existing.slots);
   if (options.tz !== undefined) changes.timeZone = parseTimeZone(options.tz);
   const links = parseLinks(options);
   await ensureLinksFree(ctx.db, links, existing.id);
@@ -175,13 +189,19 @@ async function setUser(ctx: CliContext, name: string, options: UserOptions): Pro
     return row;
   });
   report(ctx, updated, options, `updated ${updated.name}`);
+  // A new place never moves the briefings silently: say whose zone differs and how to follow it.
+  if (!options.json && place?.timezone && place.timezone !== updated.timeZone)
+    ctx.out.line(
+      `note: ${place.label} is in ${place.timezone}, but ${updated.name}'s time zone stays ${updated.timeZone}; to change it: briefbot user set ${updated.name} --tz ${place.timezone}`,
+    );
 }
 
+/** The changes the options ask for, and the place they geocoded (whose zone add may take). */
 async function settingsFromOptions(
   ctx: CliContext,
   options: UserOptions,
   currentSlots: SlotTimes,
-): Promise<Partial<NewUser>> {
+): Promise<{ changes: Partial<NewUser>; place?: Place }> {
   const changes: Partial<NewUser> = {};
   if (options.slot && options.slot.length > 0)
     changes.slots = { ...currentSlots, ...parseSlotAssignments(options.slot) };
@@ -218,8 +238,9 @@ async function settingsFromOptions(
     changes.locationName = result.place.label;
     changes.latitude = result.place.latitude;
     changes.longitude = result.place.longitude;
+    return { changes, place: result.place };
   }
-  return changes;
+  return { changes };
 }
 
 type Link = {

@@ -16,6 +16,7 @@ import type { Identity, User } from "../../../db/schema/index.ts";
 import { createPlatformState } from "../../../db/stores/index.ts";
 import type { Assistant, BriefingMessage, DeliveryReceipt } from "../../../src/core/assistant.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
+import type { Geocoder } from "../../../src/core/geocoder.ts";
 import type { Linking } from "../../../src/core/linking/linking.ts";
 import type { Sources } from "../../../src/core/ports.ts";
 import { LONDON, modelClientFor, START, testCore } from "../../core/fixture.ts";
@@ -66,12 +67,15 @@ export async function startApp(
     channel?: string;
     /** One-time link codes (`/link CODE`). */
     linking?: Linking;
+    /** Place lookups for /settings (default none). */
+    geocoder?: Geocoder;
   } = {},
 ): Promise<RunningSlackApp> {
   const clock = options.clock ?? fixedClock(START);
-  const { assistant, userData } = testCore(db, modelClientFor(ollama.url), {
+  const { assistant, userData, settings } = testCore(db, modelClientFor(ollama.url), {
     clock,
     refresh: options.refresh,
+    geocoder: options.geocoder,
   });
   const slackApp = await createSlackApp({
     config: {
@@ -83,6 +87,7 @@ export async function startApp(
     },
     assistant,
     userData,
+    settings,
     platformState: createPlatformState(db),
     clock,
     retryConfig: { retries: 2, minTimeout: 10, maxTimeout: 50 },

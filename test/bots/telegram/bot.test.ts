@@ -3,6 +3,7 @@ import type { Database } from "../../../db/client.ts";
 import { createTask, getTask } from "../../../db/queries/tasks.ts";
 import { findUserByIdentity, updateUser } from "../../../db/queries/users.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
+import { COMMAND_MENU } from "../../../src/core/command-menu.ts";
 import { createSourceRefresher } from "../../../src/sources/refresh-sources.ts";
 import { describeEachDatabase } from "../../helpers/database.ts";
 import { startOpenMeteoServer } from "../../servers/open-meteo-server.ts";
@@ -224,13 +225,20 @@ describeEachDatabase("telegram bot", (getDb) => {
     const help = await h.telegram.waitFor(() => h.telegram.chat(account.id).botMessages()[0]);
     expect(help.text).toContain("/brief");
     expect(help.text).toContain("/receipts");
+    // The menu is the core's catalog, every command with its description, in order.
+    expect(h.telegram.commands).toEqual(
+      COMMAND_MENU.map((entry) => ({ command: entry.command, description: entry.description })),
+    );
     expect(h.telegram.commands.map((entry) => (entry as { command: string }).command)).toEqual([
       "brief",
       "receipts",
-      "help",
+      "settings",
+      "link",
       "export",
       "forget",
+      "help",
     ]);
+    for (const entry of COMMAND_MENU) expect(help.text).toContain(`/${entry.command}`);
   });
 
   it("holds a destructive call for Confirm, lets only its owner press it, then runs it", async () => {

@@ -22,6 +22,7 @@ import { createPlatformState } from "../../../db/stores/index.ts";
 import { resolveModelRoutes } from "../../../src/config/model-routes.ts";
 import type { Assistant, BriefingMessage, DeliveryReceipt } from "../../../src/core/assistant.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
+import type { Geocoder } from "../../../src/core/geocoder.ts";
 import type { Sources } from "../../../src/core/ports.ts";
 import { createModelClient } from "../../../src/models/router.ts";
 import { testCore } from "../../core/fixture.ts";
@@ -52,6 +53,8 @@ export interface HarnessOptions {
   bot?: Partial<TelegramBotOptions>;
   /** `Sources.refresh` for briefings (default none: they read what is cached). */
   refresh?: Sources["refresh"];
+  /** Place lookups for /settings (default none). */
+  geocoder?: Geocoder;
 }
 
 /** A linked user: the briefbot user, their Telegram account and its identity row. */
@@ -100,11 +103,16 @@ export async function startHarness(db: Database, options: HarnessOptions = {}): 
     routes: resolveModelRoutes(undefined, { ollamaHost: ollama.url, model: MODEL }),
     retry: { attempts: 1 },
   });
-  const { assistant, userData } = testCore(db, model, { clock, refresh: options.refresh });
+  const { assistant, userData, settings } = testCore(db, model, {
+    clock,
+    refresh: options.refresh,
+    geocoder: options.geocoder,
+  });
   const app = createTelegramBot({
     config: telegramConfigFor(telegram, options),
     assistant,
     userData,
+    settings,
     platformState: createPlatformState(db),
     clock,
     retry: { maxAttempts: 3, maxDelaySeconds: 5 },
