@@ -42,10 +42,19 @@ function collect(child: ChildProcess): { output: () => string; exited: Promise<n
   return { output: () => output, exited };
 }
 
-async function waitFor(predicate: () => boolean, what: string, timeoutMs = 180_000): Promise<void> {
+/** Waits for the bot's output to show `what`; a bot that exits first (a port taken, say) fails with its output. */
+async function waitFor(
+  child: ChildProcess,
+  output: () => string,
+  predicate: (output: string) => boolean,
+  what: string,
+  timeoutMs = 180_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+  while (!predicate(output())) {
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`briefbot exited (${child.exitCode ?? child.signalCode}) before ${what}:\n${output()}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; it printed:\n${output()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -56,7 +65,7 @@ describe("briefbot start", { timeout: 240_000 }, () => {
     const port = String(40_000 + Math.floor(Math.random() * 20_000));
     const child = briefbot(["start"], { PORT: port, OLLAMA_HOST: "127.0.0.1:9" });
     const run = collect(child);
-    await waitFor(() => run.output().includes("  syncs      "), "the start-up summary");
+    await waitFor(child, run.output, (output) => output.includes("  syncs      "), "the start-up summary");
     expect(run.output()).toContain(`embedded PGlite in ${dataDir}`);
     expect(run.output()).toContain("telegram   off (set TELEGRAM_BOT_TOKEN to enable)");
     // Nothing listens on the port we point OLLAMA_HOST at: the operator is told at start, not at 07:00.
