@@ -29,3 +29,22 @@ export function refusalText(slackUserId: string): string {
     `briefbot user link <name> --slack ${slackUserId} (your Slack id is ${slackUserId}).`
   );
 }
+
+/**
+ * The linked account behind a slash command or a button press; a stranger is told why not, privately,
+ * and gets undefined (the press's message stays as it was).
+ */
+export async function linkedOrRefused(
+  deps: Pick<SlackHandlerDeps, "platformState">,
+  slackUserId: string,
+  respond: (message: {
+    response_type: "ephemeral";
+    replace_original: false;
+    text: string;
+  }) => Promise<unknown>,
+): Promise<LinkedAccount | undefined> {
+  const linked = await findLinkedUser(deps, slackUserId);
+  if (!linked)
+    await respond({ response_type: "ephemeral", replace_original: false, text: refusalText(slackUserId) });
+  return linked;
+}

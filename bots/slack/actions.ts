@@ -5,7 +5,7 @@
  */
 import type { App, BlockAction, ButtonAction, RespondFn, types, webApi } from "@slack/bolt";
 import type { LinkedAccount } from "../../src/core/index.ts";
-import { findLinkedUser, refusalText } from "./access.ts";
+import { linkedOrRefused } from "./access.ts";
 import {
   ACTION_CANCEL,
   ACTION_CONFIRM,
@@ -65,11 +65,8 @@ export function registerActions(app: App, deps: SlackHandlerDeps): void {
 
   app.action<BlockAction<ButtonAction>>(ACTION_RECEIPTS, async ({ action, body, ack, respond, client }) => {
     await ack();
-    const linked = await findLinkedUser(deps, body.user.id);
-    if (!linked) {
-      await respond({ response_type: "ephemeral", replace_original: false, text: refusalText(body.user.id) });
-      return;
-    }
+    const linked = await linkedOrRefused(deps, body.user.id, respond);
+    if (!linked) return;
     await showReceipts(linked, body, respond, client, Number(action.value), 0);
   });
 
@@ -77,15 +74,8 @@ export function registerActions(app: App, deps: SlackHandlerDeps): void {
     ACTION_RECEIPTS_MORE,
     async ({ action, body, ack, respond, client }) => {
       await ack();
-      const linked = await findLinkedUser(deps, body.user.id);
-      if (!linked) {
-        await respond({
-          response_type: "ephemeral",
-          replace_original: false,
-          text: refusalText(body.user.id),
-        });
-        return;
-      }
+      const linked = await linkedOrRefused(deps, body.user.id, respond);
+      if (!linked) return;
       const [runId, page] = (action.value ?? "").split(":").map(Number);
       await showReceipts(linked, body, respond, client, runId ?? Number.NaN, page ?? 0);
     },
@@ -93,11 +83,8 @@ export function registerActions(app: App, deps: SlackHandlerDeps): void {
 
   app.action<BlockAction<ButtonAction>>(ACTION_UNDO, async ({ action, body, ack, respond, client }) => {
     await ack();
-    const linked = await findLinkedUser(deps, body.user.id);
-    if (!linked) {
-      await respond({ response_type: "ephemeral", replace_original: false, text: refusalText(body.user.id) });
-      return;
-    }
+    const linked = await linkedOrRefused(deps, body.user.id, respond);
+    if (!linked) return;
     const outcome = await deps.assistant.undo(linked.user.id, Number(action.value));
     const place = messagePlace(body);
     if (outcome.kind === "not-yours" || outcome.kind === "not-found" || !place || !body.message) {
@@ -138,15 +125,8 @@ export function registerActions(app: App, deps: SlackHandlerDeps): void {
       client: webApi.WebClient;
     }): Promise<void> {
       await ack();
-      const linked = await findLinkedUser(deps, body.user.id);
-      if (!linked) {
-        await respond({
-          response_type: "ephemeral",
-          replace_original: false,
-          text: refusalText(body.user.id),
-        });
-        return;
-      }
+      const linked = await linkedOrRefused(deps, body.user.id, respond);
+      if (!linked) return;
       const pendingId = Number(action.value);
       const outcome = await deps.assistant.resolveConfirmation(linked.user.id, pendingId, confirmed);
       const place =

@@ -12,7 +12,7 @@ import {
   SLOT_NAMES,
   type SlotName,
 } from "../../src/core/index.ts";
-import { findLinkedUser, refusalText } from "./access.ts";
+import { linkedOrRefused } from "./access.ts";
 import { postBriefing } from "./delivery.ts";
 import { dmChannelOf } from "./dm-channels.ts";
 import { receiptsMessages, receiptsSlice } from "./format.ts";
@@ -24,11 +24,8 @@ const PAGES_PER_RESPONSE = 4;
 export function registerCommands(app: App, deps: SlackHandlerDeps): void {
   app.command("/brief", async ({ command, ack, respond, client }) => {
     await ack();
-    const linked = await findLinkedUser(deps, command.user_id);
-    if (!linked) {
-      await respond({ response_type: "ephemeral", text: refusalText(command.user_id) });
-      return;
-    }
+    const linked = await linkedOrRefused(deps, command.user_id, respond);
+    if (!linked) return;
     const slot = parseSlot(command.text);
     if (slot === "invalid") {
       await respond({
@@ -64,11 +61,8 @@ export function registerCommands(app: App, deps: SlackHandlerDeps): void {
 
   app.command("/receipts", async ({ command, ack, respond }) => {
     await ack();
-    const linked = await findLinkedUser(deps, command.user_id);
-    if (!linked) {
-      await respond({ response_type: "ephemeral", text: refusalText(command.user_id) });
-      return;
-    }
+    const linked = await linkedOrRefused(deps, command.user_id, respond);
+    if (!linked) return;
     const runId = parseRunId(command.text);
     await respondWithReceipts(deps, linked, respond, runId);
   });

@@ -5,7 +5,7 @@
  */
 import type { App, BlockAction, ButtonAction, types } from "@slack/bolt";
 import { commandHelpLines, errorMessage, type Settings, type SettingsReply } from "../../src/core/index.ts";
-import { findLinkedUser, refusalText } from "./access.ts";
+import { findLinkedUser, linkedOrRefused, refusalText } from "./access.ts";
 import { escapeMrkdwn, fallbackText } from "./format.ts";
 import { type SlackHandlerDeps, SORRY } from "./handler-deps.ts";
 
@@ -21,11 +21,8 @@ const MAX_ELEMENTS = 25;
 export function registerSettings(app: App, deps: SlackHandlerDeps, settings: Settings): void {
   app.command("/settings", async ({ command, ack, respond }) => {
     await ack();
-    const linked = await findLinkedUser(deps, command.user_id);
-    if (!linked) {
-      await respond({ response_type: "ephemeral", text: refusalText(command.user_id) });
-      return;
-    }
+    const linked = await linkedOrRefused(deps, command.user_id, respond);
+    if (!linked) return;
     const reply = await settings.handle(linked.user.id, command.text).catch((error: unknown) => {
       deps.logger.error({ userId: linked.user.id, error: errorMessage(error) }, "slack: /settings failed");
       return undefined;
@@ -35,11 +32,8 @@ export function registerSettings(app: App, deps: SlackHandlerDeps, settings: Set
 
   app.action<BlockAction<ButtonAction>>(ACTION_PATTERN, async ({ ack, body, action, respond }) => {
     await ack();
-    const linked = await findLinkedUser(deps, body.user.id);
-    if (!linked) {
-      await respond({ response_type: "ephemeral", replace_original: false, text: refusalText(body.user.id) });
-      return;
-    }
+    const linked = await linkedOrRefused(deps, body.user.id, respond);
+    if (!linked) return;
     const args = typeof action.value === "string" ? action.value : "";
     const reply = await settings.handle(linked.user.id, args).catch((error: unknown) => {
       deps.logger.error(

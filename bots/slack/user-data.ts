@@ -5,7 +5,7 @@
  */
 import type { App, BlockAction, ButtonAction, webApi } from "@slack/bolt";
 import { describeCounts, type ForgetQuestion, type UserDataService } from "../../src/core/index.ts";
-import { findLinkedUser, refusalText } from "./access.ts";
+import { findLinkedUser, linkedOrRefused } from "./access.ts";
 import { dmChannelOf } from "./dm-channels.ts";
 import { escapeMrkdwn } from "./format.ts";
 import { type SlackHandlerDeps, SORRY } from "./handler-deps.ts";
@@ -24,11 +24,8 @@ export function registerUserData(app: App, deps: SlackHandlerDeps & { userData: 
 
   app.command("/export", async ({ command, ack, respond, client }) => {
     await ack();
-    const linked = await findLinkedUser(deps, command.user_id);
-    if (!linked) {
-      await respond({ response_type: "ephemeral", text: refusalText(command.user_id) });
-      return;
-    }
+    const linked = await linkedOrRefused(deps, command.user_id, respond);
+    if (!linked) return;
     userData.cancelForget(linked.user.id);
     try {
       const exported = await userData.exportUser(linked.user.id);
@@ -52,11 +49,8 @@ export function registerUserData(app: App, deps: SlackHandlerDeps & { userData: 
 
   app.command("/forget", async ({ command, ack, respond, client }) => {
     await ack();
-    const linked = await findLinkedUser(deps, command.user_id);
-    if (!linked) {
-      await respond({ response_type: "ephemeral", text: refusalText(command.user_id) });
-      return;
-    }
+    const linked = await linkedOrRefused(deps, command.user_id, respond);
+    if (!linked) return;
     const channel = await dmChannelOf({ client, platformState: deps.platformState }, linked.identity);
     await ask(client, channel, FIRST_QUESTION, userData.beginForget(linked.user.id), false);
     if (command.channel_id !== channel)
@@ -68,15 +62,8 @@ export function registerUserData(app: App, deps: SlackHandlerDeps & { userData: 
       confirmed ? ACTION_FORGET_YES : ACTION_FORGET_NO,
       async ({ action, body, ack, respond, client }) => {
         await ack();
-        const linked = await findLinkedUser(deps, body.user.id);
-        if (!linked) {
-          await respond({
-            response_type: "ephemeral",
-            replace_original: false,
-            text: refusalText(body.user.id),
-          });
-          return;
-        }
+        const linked = await linkedOrRefused(deps, body.user.id, respond);
+        if (!linked) return;
         const outcome = await userData.answerForget(linked.user.id, action.value ?? "", confirmed);
         const channel = body.channel?.id ?? body.container.channel_id;
         if (outcome.kind === "stale") {
