@@ -41,7 +41,10 @@ const PROSE =
   'Good morning. Nothing on your calendar today, so it is a clean run at the desk. "Renew passport" is due today ' +
   'and "File expenses" is overdue, so start there. Partly cloudy, 8 to 16 degrees.';
 
-/** main at ed6b90c (model-first: the model asked for every call itself), from /work/notes/bench-before.txt. */
+/**
+ * main at ed6b90c (model-first: the model asked for every call itself), measured by this bench on that tree
+ * before receipts first and recorded here, since the old runner cannot run beside the new one.
+ */
 const BEFORE = {
   sequential: { requests: 7, promptTokens: 8200, ratio: "3.10×" },
   batching: { requests: 2, promptTokens: 2301, ratio: "1.34×" },
@@ -164,7 +167,7 @@ export async function runBriefingBench(): Promise<BenchSection> {
       title: "briefing: morning briefing, receipts first, agentic (three tool habits) vs legacy",
       lines: [
         `simulated model latency: ${LATENCY.timeToFirstTokenMs} ms to first token + ${LATENCY.perTokenMs} ms per token; the runner makes the morning's ${CALLS.length} coverage calls; median of ${ROUNDS} interleaved rounds`,
-        `before = main at ed6b90c (model-first, recorded in /work/notes/bench-before.txt); every other figure measured in this run`,
+        `before = main at ed6b90c (model-first), measured on that tree and recorded in bench/briefing.ts; every other figure measured in this run`,
         `${"".padEnd(26)} ${"requests".padStart(8)} ${"before".padStart(7)} ${"prompt tokens".padStart(14)} ${"before".padStart(7)} ${"non-model ms".padStart(13)} ${"wall ms".padStart(8)}`,
         row("agentic, sequential", seq, BEFORE.sequential),
         row("agentic, batching", batch, BEFORE.batching),
