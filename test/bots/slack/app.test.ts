@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import {
   ACTION_CANCEL,
   ACTION_CONFIRM,
@@ -11,31 +11,16 @@ import { findUserByIdentity, updateUser } from "../../../db/queries/users.ts";
 import { createPlatformState } from "../../../db/stores/index.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
 import { createSourceRefresher } from "../../../src/sources/refresh-sources.ts";
-import {
-  call,
-  MODEL,
-  MORNING_COVERAGE,
-  START,
-  seedTasks,
-  seedWeather,
-  startModelServer,
-} from "../../core/fixture.ts";
+import { call, MODEL, MORNING_COVERAGE, START, seedTasks, seedWeather } from "../../core/fixture.ts";
 import { describeEachDatabase } from "../../helpers/database.ts";
-import type { OllamaTestServer } from "../../servers/ollama-server.ts";
 import { startOpenMeteoServer } from "../../servers/open-meteo-server.ts";
-import {
-  type PostedMessage,
-  type SlackBlock,
-  type SlackServer,
-  startSlackServer,
-} from "../../servers/slack-server.ts";
+import type { PostedMessage, SlackBlock } from "../../servers/slack-server.ts";
 import {
   directMessage,
   linkedSlackUser,
   nextEventId,
   nextSlackUserId,
-  type RunningSlackApp,
-  SIGNING_SECRET,
+  slackSuite,
   startApp,
 } from "./harness.ts";
 
@@ -57,21 +42,7 @@ const buttonValues = (post: PostedMessage): string[] =>
 const hasReceiptsButton = (post: PostedMessage) => JSON.stringify(post.blocks).includes(ACTION_RECEIPTS);
 
 describeEachDatabase("slack app", (getDb) => {
-  let ollama: OllamaTestServer;
-  let slack: SlackServer;
-  let running: RunningSlackApp;
-
-  beforeAll(async () => {
-    ollama = await startModelServer();
-    slack = await startSlackServer({ signingSecret: SIGNING_SECRET });
-    running = await startApp(getDb(), slack, ollama);
-    slack.setAppUrl(running.url);
-  });
-  afterAll(async () => {
-    await running?.close();
-    await slack?.close();
-    await ollama?.close();
-  });
+  const suite = slackSuite(getDb);
 
   /** A linked user with data, and their briefing delivered by /brief as a thread parent in the DM. */
   async function briefedUser() {
@@ -79,13 +50,13 @@ describeEachDatabase("slack app", (getDb) => {
     const { user, slackId } = await linkedSlackUser(db);
     await seedTasks(db, user);
     await seedWeather(db);
-    ollama.script(MODEL, [{ content: PROSE }]);
-    const ack = await slack.sendCommand("/brief", "morning", slackId);
+    suite.ollama.script(MODEL, [{ content: PROSE }]);
+    const ack = await suite.slack.sendCommand("/brief", "morning", slackId);
     expect(ack.status).toBe(200);
-    const parent = await slack.waitForPost(
-      (post) => post.channel === slack.dmChannelOf(slackId) && hasReceiptsButton(post),
+    const parent = await suite.slack.waitForPost(
+      (post) => post.channel === suite.slack.dmChannelOf(slackId) && hasReceiptsButton(post),
     );
-    await running.slackApp.idle();
+    await suite.running.slackApp.idle();
     return { db, user, slackId, parent };
   }
 
@@ -99,21 +70,23 @@ describeEachDatabase("slack app", (getDb) => {
       release = resolve;
     });
     let released = false;
-    ollama.script(MODEL, [{ content: PROSE, waitFor: gate }]);
+    suite.ollama.script(MODEL, [{ content: PROSE, waitFor: gate }]);
 
-    const ack = await slack.sendCommand("/brief", "", slackId);
+    const ack = await suite.slack.sendCommand("/brief", "", slackId);
     // The HTTP answer arrived while the model was still held: the ack did not wait for the work.
     expect(released).toBe(false);
     expect(ack.status).toBe(200);
     expect(ack.body).toBe("");
-    const working = await slack.waitForResponse(ack.responseUrlId);
+    const working = await suite.slack.waitForResponse(ack.responseUrlId);
     expect(String(working.body.text)).toMatch(/Working on your briefing/);
     released = true;
     release();
 
-    const channel = slack.dmChannelOf(slackId);
-    const parent = await slack.waitForPost((post) => post.channel === channel && hasReceiptsButton(post));
-    await running.slackApp.idle();
+    const channel = suite.slack.dmChannelOf(slackId);
+    const parent = await suite.slack.waitForPost(
+      (post) => post.channel === channel && hasReceiptsButton(post),
+    );
+    await suite.running.slackApp.idle();
     expect(parent.threadTs).toBeUndefined();
     expect(blockTypes(parent)).toEqual(["section", "context", "actions"]);
     expect(sectionTexts(parent.blocks).join("\n")).toContain("Renew passport");
@@ -140,7 +113,7 @@ describeEachDatabase("slack app", (getDb) => {
     await updateUser(db, user.id, { latitude: 38.72, longitude: -9.13, locationName: "Lisbon, Portugal" });
     const meteo = await startOpenMeteoServer({ firstDay: "2025-06-02" });
     const clock = fixedClock(START);
-    const refreshing = await startApp(db, slack, ollama, {
+    const refreshing = await startApp(db, suite.slack, suite.ollama, {
       clock,
       refresh: createSourceRefresher({
         db,
@@ -150,15 +123,15 @@ describeEachDatabase("slack app", (getDb) => {
         maxAgeMinutes: { calendar: 15, feeds: 30, weather: 30 },
       }),
     });
-    slack.setAppUrl(refreshing.url);
+    suite.slack.setAppUrl(refreshing.url);
     try {
-      ollama.script(MODEL, [{ content: "Partly cloudy in Lisbon, 12 to 21 degrees." }]);
-      const ack = await slack.sendCommand("/brief", "morning", slackId);
-      const parent = await slack.waitForPost(
-        (post) => post.channel === slack.dmChannelOf(slackId) && hasReceiptsButton(post),
+      suite.ollama.script(MODEL, [{ content: "Partly cloudy in Lisbon, 12 to 21 degrees." }]);
+      const ack = await suite.slack.sendCommand("/brief", "morning", slackId);
+      const parent = await suite.slack.waitForPost(
+        (post) => post.channel === suite.slack.dmChannelOf(slackId) && hasReceiptsButton(post),
       );
       await refreshing.slackApp.idle();
-      const said = slack.responses
+      const said = suite.slack.responses
         .filter((posted) => posted.id === ack.responseUrlId)
         .map((posted) => posted.body);
       expect(said).toEqual([
@@ -172,7 +145,7 @@ describeEachDatabase("slack app", (getDb) => {
       expect(meteo.forecastRequests()).toHaveLength(1);
       expect(parent.text).toContain("12 to 21 degrees");
     } finally {
-      slack.setAppUrl(running.url);
+      suite.slack.setAppUrl(suite.running.url);
       await refreshing.close();
       await meteo.close();
     }
@@ -180,13 +153,13 @@ describeEachDatabase("slack app", (getDb) => {
 
   it("posts the run's receipts into the briefing's thread when the Receipts button is pressed", async () => {
     const { slackId, parent } = await briefedUser();
-    const pressed = await slack.pressButton(ACTION_RECEIPTS, buttonValues(parent)[0] ?? "", slackId, {
+    const pressed = await suite.slack.pressButton(ACTION_RECEIPTS, buttonValues(parent)[0] ?? "", slackId, {
       channel: parent.channel,
       ts: parent.ts,
       blocks: parent.blocks,
     });
     expect(pressed.status).toBe(200);
-    const receipts = await slack.waitForPost(
+    const receipts = await suite.slack.waitForPost(
       (post) => post.threadTs === parent.ts && post.text.startsWith("Receipts"),
     );
     expect(receipts.channel).toBe(parent.channel);
@@ -198,20 +171,20 @@ describeEachDatabase("slack app", (getDb) => {
 
   it("answers a reply in the briefing's thread in that thread, from that run's receipts, via a thinking… message", async () => {
     const { slackId, parent } = await briefedUser();
-    const before = ollama.chatRequests(MODEL).length;
-    ollama.script(MODEL, { content: '"File expenses" was due on 2025-05-30.' });
+    const before = suite.ollama.chatRequests(MODEL).length;
+    suite.ollama.script(MODEL, { content: '"File expenses" was due on 2025-05-30.' });
     const event = directMessage(slackId, "what's the overdue one about?", parent.ts);
-    const acked = await slack.sendEvent(event, { eventId: nextEventId() });
+    const acked = await suite.slack.sendEvent(event, { eventId: nextEventId() });
     expect(acked.status).toBe(200);
-    const answer = await slack.waitForEdit(
+    const answer = await suite.slack.waitForEdit(
       (post) => post.threadTs === parent.ts && post.text.includes("File expenses"),
     );
-    await running.slackApp.idle();
+    await suite.running.slackApp.idle();
 
     expect(answer.history[0]?.text).toBe("_thinking…_");
     expect(answer.channel).toBe(parent.channel);
-    const request = ollama.chatRequests(MODEL).at(-1);
-    expect(ollama.chatRequests(MODEL).length).toBe(before + 1);
+    const request = suite.ollama.chatRequests(MODEL).at(-1);
+    expect(suite.ollama.chatRequests(MODEL).length).toBe(before + 1);
     const toolMessages = request?.messages.filter((message) => message.role === "tool") ?? [];
     expect(toolMessages.map((message) => message.tool_name)).toEqual(MORNING_COVERAGE.map(([name]) => name));
     expect(request?.messages.at(-1)).toMatchObject({
@@ -223,91 +196,95 @@ describeEachDatabase("slack app", (getDb) => {
   it("treats a DM outside any briefing thread as plain chat, answered at the top level", async () => {
     const db = getDb();
     const { slackId } = await linkedSlackUser(db);
-    ollama.script(MODEL, { content: "Hello! How can I help?" });
-    await slack.sendEvent(directMessage(slackId, "hi there"), { eventId: nextEventId() });
-    const answer = await slack.waitForEdit((post) => post.channel === slack.dmChannelOf(slackId));
-    await running.slackApp.idle();
+    suite.ollama.script(MODEL, { content: "Hello! How can I help?" });
+    await suite.slack.sendEvent(directMessage(slackId, "hi there"), { eventId: nextEventId() });
+    const answer = await suite.slack.waitForEdit((post) => post.channel === suite.slack.dmChannelOf(slackId));
+    await suite.running.slackApp.idle();
     expect(answer.threadTs).toBeUndefined();
     expect(answer.text).toBe("Hello! How can I help?");
-    const conversation = await findConversation(db, "slack", `slack:${slack.dmChannelOf(slackId)}`);
+    const conversation = await findConversation(db, "slack", `slack:${suite.slack.dmChannelOf(slackId)}`);
     expect(conversation?.runId).toBeNull();
   });
 
   it("handles a retried event_id once, even when the retry reaches another replica on the same database", async () => {
     const { slackId, parent } = await briefedUser();
-    const replica = await startApp(getDb(), slack, ollama, { clock: running.clock });
+    const replica = await startApp(getDb(), suite.slack, suite.ollama, { clock: suite.running.clock });
     try {
-      const postsBefore = slack.posts.length;
-      const modelBefore = ollama.chatRequests(MODEL).length;
+      const postsBefore = suite.slack.posts.length;
+      const modelBefore = suite.ollama.chatRequests(MODEL).length;
       // A second handling would get the server's default reply and a second model request.
-      ollama.script(MODEL, { content: "It is due at 14:30." });
+      suite.ollama.script(MODEL, { content: "It is due at 14:30." });
       const event = directMessage(slackId, "when is the passport one due?", parent.ts);
       const eventId = nextEventId();
-      const first = await slack.sendEvent(event, { eventId });
-      slack.setAppUrl(replica.url);
+      const first = await suite.slack.sendEvent(event, { eventId });
+      suite.slack.setAppUrl(replica.url);
       const retries = await Promise.all([
-        slack.sendEvent(event, { eventId, retryNum: 1, retryReason: "http_timeout" }),
-        slack.sendEvent(event, { eventId, retryNum: 2, retryReason: "http_timeout" }),
+        suite.slack.sendEvent(event, { eventId, retryNum: 1, retryReason: "http_timeout" }),
+        suite.slack.sendEvent(event, { eventId, retryNum: 2, retryReason: "http_timeout" }),
       ]);
-      slack.setAppUrl(running.url);
+      suite.slack.setAppUrl(suite.running.url);
       expect([first.status, ...retries.map((retry) => retry.status)]).toEqual([200, 200, 200]);
-      await Promise.all([running.slackApp.idle(), replica.slackApp.idle()]);
+      await Promise.all([suite.running.slackApp.idle(), replica.slackApp.idle()]);
 
-      expect(ollama.chatRequests(MODEL).length).toBe(modelBefore + 1);
-      const newPosts = slack.posts.slice(postsBefore);
+      expect(suite.ollama.chatRequests(MODEL).length).toBe(modelBefore + 1);
+      const newPosts = suite.slack.posts.slice(postsBefore);
       expect(newPosts).toHaveLength(1);
       expect(newPosts[0]?.text).toBe("It is due at 14:30.");
     } finally {
-      slack.setAppUrl(running.url);
+      suite.slack.setAppUrl(suite.running.url);
       await replica.close();
     }
   });
 
   it("refuses a bad signature and a 6-minute-old timestamp with 401, running nothing", async () => {
     const { slackId } = await linkedSlackUser(getDb());
-    const callsBefore = slack.calls.length;
-    const modelBefore = ollama.chatRequests().length;
-    const forged = await slack.sendCommand("/brief", "", slackId, { badSignature: true });
-    const stale = await slack.sendCommand("/brief", "", slackId, { timestampAgeSec: 360 });
-    const staleEvent = await slack.sendEvent(directMessage(slackId, "hello"), {
+    const callsBefore = suite.slack.calls.length;
+    const modelBefore = suite.ollama.chatRequests().length;
+    const forged = await suite.slack.sendCommand("/brief", "", slackId, { badSignature: true });
+    const stale = await suite.slack.sendCommand("/brief", "", slackId, { timestampAgeSec: 360 });
+    const staleEvent = await suite.slack.sendEvent(directMessage(slackId, "hello"), {
       eventId: nextEventId(),
       timestampAgeSec: 360,
     });
     expect([forged.status, stale.status, staleEvent.status]).toEqual([401, 401, 401]);
-    await running.slackApp.idle();
-    expect(slack.calls.length).toBe(callsBefore);
+    await suite.running.slackApp.idle();
+    expect(suite.slack.calls.length).toBe(callsBefore);
     expect(
-      slack.responses.filter((posted) => [forged.responseUrlId, stale.responseUrlId].includes(posted.id)),
+      suite.slack.responses.filter((posted) =>
+        [forged.responseUrlId, stale.responseUrlId].includes(posted.id),
+      ),
     ).toEqual([]);
-    expect(ollama.chatRequests().length).toBe(modelBefore);
+    expect(suite.ollama.chatRequests().length).toBe(modelBefore);
   });
 
   it("refuses a stranger with their id and never calls the model", async () => {
-    const modelBefore = ollama.chatRequests().length;
+    const modelBefore = suite.ollama.chatRequests().length;
     const stranger = nextSlackUserId();
-    const command = await slack.sendCommand("/brief", "", stranger);
+    const command = await suite.slack.sendCommand("/brief", "", stranger);
     expect(command.status).toBe(200);
-    const refusal = await slack.waitForResponse(command.responseUrlId);
+    const refusal = await suite.slack.waitForResponse(command.responseUrlId);
     expect(refusal.body.text).toContain(`briefbot user link <name> --slack ${stranger}`);
     expect(refusal.body.response_type).toBe("ephemeral");
 
-    await slack.sendEvent(directMessage(stranger, "show me the tasks"), { eventId: nextEventId() });
-    const ephemeral = await slack.waitForEphemeral((message) => message.user === stranger);
+    await suite.slack.sendEvent(directMessage(stranger, "show me the tasks"), { eventId: nextEventId() });
+    const ephemeral = await suite.slack.waitForEphemeral((message) => message.user === stranger);
     expect(ephemeral.text).toContain(stranger);
 
-    const receipts = await slack.sendCommand("/receipts", "", stranger);
-    expect((await slack.waitForResponse(receipts.responseUrlId)).body.text).toContain(stranger);
-    await running.slackApp.idle();
-    expect(ollama.chatRequests().length).toBe(modelBefore);
-    expect(slack.posts.filter((post) => post.channel === slack.dmChannelOf(stranger))).toEqual([]);
+    const receipts = await suite.slack.sendCommand("/receipts", "", stranger);
+    expect((await suite.slack.waitForResponse(receipts.responseUrlId)).body.text).toContain(stranger);
+    await suite.running.slackApp.idle();
+    expect(suite.ollama.chatRequests().length).toBe(modelBefore);
+    expect(suite.slack.posts.filter((post) => post.channel === suite.slack.dmChannelOf(stranger))).toEqual(
+      [],
+    );
   });
 
   it("ignores echoes of its own posts and other bots' messages", async () => {
     const { slackId, parent } = await briefedUser();
-    const postsBefore = slack.posts.length;
-    const modelBefore = ollama.chatRequests().length;
-    await slack.sendEvent(slack.echoOf(parent), { eventId: nextEventId() });
-    await slack.sendEvent(
+    const postsBefore = suite.slack.posts.length;
+    const modelBefore = suite.ollama.chatRequests().length;
+    await suite.slack.sendEvent(suite.slack.echoOf(parent), { eventId: nextEventId() });
+    await suite.slack.sendEvent(
       {
         ...directMessage(slackId, "beep", parent.ts),
         user: "U0OTHERBOT",
@@ -316,14 +293,14 @@ describeEachDatabase("slack app", (getDb) => {
       },
       { eventId: nextEventId() },
     );
-    await slack.sendEvent(
+    await suite.slack.sendEvent(
       { ...directMessage(slackId, "boop"), user: "U0OTHERBOT", bot_id: "B0OTHER" },
       { eventId: nextEventId() },
     );
-    await running.slackApp.idle();
-    expect(slack.posts.length).toBe(postsBefore);
-    expect(slack.ephemerals.filter((message) => message.user === "U0OTHERBOT")).toEqual([]);
-    expect(ollama.chatRequests().length).toBe(modelBefore);
+    await suite.running.slackApp.idle();
+    expect(suite.slack.posts.length).toBe(postsBefore);
+    expect(suite.slack.ephemerals.filter((message) => message.user === "U0OTHERBOT")).toEqual([]);
+    expect(suite.ollama.chatRequests().length).toBe(modelBefore);
   });
 
   it("answers /receipts through response_url in pages that respect Block Kit limits", async () => {
@@ -340,16 +317,18 @@ describeEachDatabase("slack app", (getDb) => {
     // 16 tool calls (the most one turn runs) with long results: far more than 50 blocks and 3000
     // characters per section.
     const calls = Array.from({ length: 16 }, () => call("list_tasks", { filter: "due_today" }));
-    ollama.script(MODEL, [{ toolCalls: calls }, { content: "You have many tasks due today." }]);
-    const brief = await slack.sendCommand("/brief", "morning", slackId);
-    await slack.waitForPost((post) => post.channel === slack.dmChannelOf(slackId) && hasReceiptsButton(post));
-    await running.slackApp.idle();
+    suite.ollama.script(MODEL, [{ toolCalls: calls }, { content: "You have many tasks due today." }]);
+    const brief = await suite.slack.sendCommand("/brief", "morning", slackId);
+    await suite.slack.waitForPost(
+      (post) => post.channel === suite.slack.dmChannelOf(slackId) && hasReceiptsButton(post),
+    );
+    await suite.running.slackApp.idle();
     expect(brief.status).toBe(200);
 
-    const command = await slack.sendCommand("/receipts", "", slackId);
+    const command = await suite.slack.sendCommand("/receipts", "", slackId);
     expect(command.status).toBe(200);
-    await running.slackApp.idle();
-    const pages = slack.responses.filter((posted) => posted.id === command.responseUrlId);
+    await suite.running.slackApp.idle();
+    const pages = suite.slack.responses.filter((posted) => posted.id === command.responseUrlId);
     expect(pages.length).toBeGreaterThan(1);
     expect(pages.length).toBeLessThanOrEqual(5);
     for (const page of pages) {
@@ -369,15 +348,17 @@ describeEachDatabase("slack app", (getDb) => {
     const other = await linkedSlackUser(db);
     const task = await createTask(db, { userId: user.id, title: "Renew passport", dueDate: "2025-06-02" });
     const doomed = await createTask(db, { userId: user.id, title: "Old chore", dueDate: "2025-06-02" });
-    const channel = slack.dmChannelOf(slackId);
+    const channel = suite.slack.dmChannelOf(slackId);
     const ask = async (taskId: number) => {
-      ollama.script(MODEL, [
+      suite.ollama.script(MODEL, [
         { toolCalls: [call("delete_task", { id: taskId })] },
         { content: "Please confirm the deletion." },
       ]);
-      await slack.sendEvent(directMessage(slackId, `delete task ${taskId}`), { eventId: nextEventId() });
-      await running.slackApp.idle();
-      const prompt = slack.posts
+      await suite.slack.sendEvent(directMessage(slackId, `delete task ${taskId}`), {
+        eventId: nextEventId(),
+      });
+      await suite.running.slackApp.idle();
+      const prompt = suite.slack.posts
         .filter((post) => post.channel === channel && JSON.stringify(post.blocks).includes(ACTION_CONFIRM))
         .at(-1);
       if (!prompt) throw new Error("no confirmation prompt");
@@ -388,37 +369,43 @@ describeEachDatabase("slack app", (getDb) => {
     expect(JSON.stringify(first.prompt.blocks)).toContain(ACTION_CANCEL);
     expect(sectionTexts(first.prompt.blocks).join()).toContain("Renew passport");
     // Someone else pressing Confirm changes nothing and only they hear why.
-    await slack.pressButton(ACTION_CONFIRM, first.pendingId, other.slackId, { channel, ts: first.prompt.ts });
-    await running.slackApp.idle();
+    await suite.slack.pressButton(ACTION_CONFIRM, first.pendingId, other.slackId, {
+      channel,
+      ts: first.prompt.ts,
+    });
+    await suite.running.slackApp.idle();
     expect(first.prompt.edits).toBe(0);
-    expect(slack.responses.at(-1)?.body.text).toMatch(/Only the person who asked/);
+    expect(suite.slack.responses.at(-1)?.body.text).toMatch(/Only the person who asked/);
 
-    await slack.pressButton(ACTION_CONFIRM, first.pendingId, slackId, { channel, ts: first.prompt.ts });
-    await running.slackApp.idle();
+    await suite.slack.pressButton(ACTION_CONFIRM, first.pendingId, slackId, { channel, ts: first.prompt.ts });
+    await suite.running.slackApp.idle();
     expect(first.prompt.text).toMatch(/^Done: Delete task/);
     expect(JSON.stringify(first.prompt.blocks)).not.toContain(ACTION_CONFIRM);
 
     const second = await ask(doomed.id);
-    running.clock.advance(60 * 60_000);
-    await slack.pressButton(ACTION_CONFIRM, second.pendingId, slackId, { channel, ts: second.prompt.ts });
-    await running.slackApp.idle();
+    suite.running.clock.advance(60 * 60_000);
+    await suite.slack.pressButton(ACTION_CONFIRM, second.pendingId, slackId, {
+      channel,
+      ts: second.prompt.ts,
+    });
+    await suite.running.slackApp.idle();
     expect(second.prompt.text).toMatch(/expired/);
   });
 
   it("keeps running after a handler fails, and honours a ratelimited 429 on the way", async () => {
     const { slackId } = await linkedSlackUser(getDb());
-    const channel = slack.dmChannelOf(slackId);
-    slack.failNext("chat.postMessage", "internal_error");
-    await slack.sendEvent(directMessage(slackId, "first"), { eventId: nextEventId() });
-    await running.slackApp.idle();
-    expect(slack.posts.filter((post) => post.channel === channel)).toEqual([]);
+    const channel = suite.slack.dmChannelOf(slackId);
+    suite.slack.failNext("chat.postMessage", "internal_error");
+    await suite.slack.sendEvent(directMessage(slackId, "first"), { eventId: nextEventId() });
+    await suite.running.slackApp.idle();
+    expect(suite.slack.posts.filter((post) => post.channel === channel)).toEqual([]);
 
-    ollama.script(MODEL, { content: "Second time lucky." });
-    slack.rateLimit("chat.update", { times: 1, retryAfterSec: 1 });
-    await slack.sendEvent(directMessage(slackId, "second"), { eventId: nextEventId() });
-    await running.slackApp.idle();
-    const answered = slack.posts.filter((post) => post.channel === channel);
+    suite.ollama.script(MODEL, { content: "Second time lucky." });
+    suite.slack.rateLimit("chat.update", { times: 1, retryAfterSec: 1 });
+    await suite.slack.sendEvent(directMessage(slackId, "second"), { eventId: nextEventId() });
+    await suite.running.slackApp.idle();
+    const answered = suite.slack.posts.filter((post) => post.channel === channel);
     expect(answered.map((post) => post.text)).toEqual(["Second time lucky."]);
-    expect(slack.callsTo("chat.update").filter((recorded) => recorded.status === 429)).toHaveLength(1);
+    expect(suite.slack.callsTo("chat.update").filter((recorded) => recorded.status === 429)).toHaveLength(1);
   });
 });

@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import { ACTION_RECEIPTS } from "../../../bots/slack/format.ts";
 import { claimEvent } from "../../../db/queries/processed-events.ts";
 import { createRun } from "../../../db/queries/runs.ts";
@@ -11,28 +11,12 @@ import { DeliveryError } from "../../../src/core/assistant.ts";
 import type { DeliveryOutcome } from "../../../src/delivery/hooks.ts";
 import { createSlackTransports, type PlatformTransports } from "../../../src/delivery/platform-transports.ts";
 import { createDeliveryWorker } from "../../../src/delivery/worker.ts";
-import { startModelServer } from "../../core/fixture.ts";
 import { describeEachDatabase } from "../../helpers/database.ts";
 import { markGenerated } from "../../helpers/runs.ts";
-import type { OllamaTestServer } from "../../servers/ollama-server.ts";
-import { type SlackServer, startSlackServer } from "../../servers/slack-server.ts";
-import { deliverNow, linkedSlackUser, type RunningSlackApp, SIGNING_SECRET, startApp } from "./harness.ts";
+import { deliverNow, linkedSlackUser, slackSuite, startApp } from "./harness.ts";
 
 describeEachDatabase("slack sender", (getDb) => {
-  let ollama: OllamaTestServer;
-  let slack: SlackServer;
-  let running: RunningSlackApp;
-
-  beforeAll(async () => {
-    ollama = await startModelServer();
-    slack = await startSlackServer({ signingSecret: SIGNING_SECRET });
-    running = await startApp(getDb(), slack, ollama);
-  });
-  afterAll(async () => {
-    await running?.close();
-    await slack?.close();
-    await ollama?.close();
-  });
+  const suite = slackSuite(getDb);
 
   async function briefing(): Promise<{ message: BriefingMessage; slackId: string; identity: Identity }> {
     const db = getDb();
@@ -42,7 +26,7 @@ describeEachDatabase("slack sender", (getDb) => {
       slot: "morning",
       localDate: "2025-06-02",
       trigger: "manual",
-      at: running.clock.now(),
+      at: suite.running.clock.now(),
     });
     return {
       slackId,
@@ -63,11 +47,11 @@ describeEachDatabase("slack sender", (getDb) => {
   it("delivers to a user id by opening the DM, returns the parent ts and maps the thread to the run", async () => {
     const db = getDb();
     const { message, slackId, identity } = await briefing();
-    const receipt = await deliverNow(running, identity, message);
-    const channel = slack.dmChannelOf(slackId);
+    const receipt = await deliverNow(suite.running, identity, message);
+    const channel = suite.slack.dmChannelOf(slackId);
     expect(receipt?.target).toBe(channel);
     const ts = receipt?.platformMessageId ?? "";
-    const thread = slack.thread(channel, ts);
+    const thread = suite.slack.thread(channel, ts);
     const [parent, ...replies] = thread;
     expect(parent?.ts).toBe(ts);
     const types = parent?.blocks.map((block) => block.type) ?? [];
@@ -87,13 +71,13 @@ describeEachDatabase("slack sender", (getDb) => {
 
   it("posts every briefing to the configured channel instead of the DM, opening none", async () => {
     const { message, identity } = await briefing();
-    const channelled = await startApp(getDb(), slack, ollama, { channel: "C0BRIEFS" });
+    const channelled = await startApp(getDb(), suite.slack, suite.ollama, { channel: "C0BRIEFS" });
     try {
-      const opened = slack.callsTo("conversations.open").length;
+      const opened = suite.slack.callsTo("conversations.open").length;
       const receipt = await deliverNow(channelled, identity, message);
       expect(receipt?.target).toBe("C0BRIEFS");
-      expect(slack.thread("C0BRIEFS", receipt?.platformMessageId ?? "")).toHaveLength(1);
-      expect(slack.callsTo("conversations.open")).toHaveLength(opened);
+      expect(suite.slack.thread("C0BRIEFS", receipt?.platformMessageId ?? "")).toHaveLength(1);
+      expect(suite.slack.callsTo("conversations.open")).toHaveLength(opened);
     } finally {
       await channelled.close();
     }
@@ -104,15 +88,15 @@ describeEachDatabase("slack sender", (getDb) => {
     // The user's DM, as the identity knows it, is a channel that is gone.
     const gone = { ...identity, chatId: "C0GONE" };
     for (const error of ["channel_not_found", "is_archived", "not_in_channel", "account_inactive"]) {
-      slack.failChannel("C0GONE", error);
-      const failure = await deliverNow(running, gone, message).catch((caught: unknown) => caught);
+      suite.slack.failChannel("C0GONE", error);
+      const failure = await deliverNow(suite.running, gone, message).catch((caught: unknown) => caught);
       expect(failure).toBeInstanceOf(DeliveryError);
       expect((failure as DeliveryError).permanent).toBe(true);
       expect((failure as DeliveryError).message).toContain(error);
     }
-    slack.failChannel("C0GONE", undefined);
-    slack.failNext("chat.postMessage", "internal_error");
-    const transient = await deliverNow(running, gone, message).catch((caught: unknown) => caught);
+    suite.slack.failChannel("C0GONE", undefined);
+    suite.slack.failNext("chat.postMessage", "internal_error");
+    const transient = await deliverNow(suite.running, gone, message).catch((caught: unknown) => caught);
     expect(transient).toBeInstanceOf(DeliveryError);
     expect((transient as DeliveryError).permanent).toBe(false);
   });
@@ -120,33 +104,33 @@ describeEachDatabase("slack sender", (getDb) => {
   it("hands a ratelimited 429 back with retryAfterMs instead of waiting", async () => {
     const { message, identity } = await briefing();
     const team = { ...identity, chatId: "C0TEAM" };
-    slack.rateLimit("chat.postMessage", { times: 1, retryAfterSec: 1, channel: "C0TEAM" });
-    const failure = await deliverNow(running, team, message).catch((caught: unknown) => caught);
+    suite.slack.rateLimit("chat.postMessage", { times: 1, retryAfterSec: 1, channel: "C0TEAM" });
+    const failure = await deliverNow(suite.running, team, message).catch((caught: unknown) => caught);
     expect(failure).toBeInstanceOf(DeliveryError);
     expect((failure as DeliveryError).permanent).toBe(false);
     expect((failure as DeliveryError).retryAfterMs).toBe(1000);
     // The outbox retries once the wait is over.
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const retried = await deliverNow(running, team, message);
-    expect(slack.thread("C0TEAM", retried?.platformMessageId ?? "")).toHaveLength(1);
-    expect(slack.callsBeforeRetryAfter()).toEqual([]);
+    const retried = await deliverNow(suite.running, team, message);
+    expect(suite.slack.thread("C0TEAM", retried?.platformMessageId ?? "")).toHaveLength(1);
+    expect(suite.slack.callsBeforeRetryAfter()).toEqual([]);
   });
 
   it("opens DMs for linked users who never wrote to the bot, and forgets day-old event claims, when it starts", async () => {
     const db = getDb();
     const { slackId } = await linkedSlackUser(db);
     const eventId = `EvOld${slackId}`;
-    await claimEvent(db, "slack", eventId, new Date(running.clock.now().getTime() - 2 * 86_400_000));
-    await running.slackApp.start();
-    expect(await claimEvent(db, "slack", eventId, running.clock.now())).toBe(true);
-    expect(await claimEvent(db, "slack", eventId, running.clock.now())).toBe(false);
+    await claimEvent(db, "slack", eventId, new Date(suite.running.clock.now().getTime() - 2 * 86_400_000));
+    await suite.running.slackApp.start();
+    expect(await claimEvent(db, "slack", eventId, suite.running.clock.now())).toBe(true);
+    expect(await claimEvent(db, "slack", eventId, suite.running.clock.now())).toBe(false);
     expect((await findUserByIdentity(db, "slack", slackId))?.identity.chatId).toBe(
-      slack.dmChannelOf(slackId),
+      suite.slack.dmChannelOf(slackId),
     );
   });
 
   it("wires Socket Mode when an app token is set, leaving /slack/events unused", async () => {
-    const socket = await startApp(getDb(), slack, ollama, { appToken: "xapp-1-test" });
+    const socket = await startApp(getDb(), suite.slack, suite.ollama, { appToken: "xapp-1-test" });
     try {
       const answer = await fetch(socket.url, { method: "POST", body: "{}" });
       expect(answer.status).toBe(404);
@@ -158,22 +142,12 @@ describeEachDatabase("slack sender", (getDb) => {
 });
 
 describeEachDatabase("slack sender: send outcomes and rate limits", (getDb) => {
-  let ollama: OllamaTestServer;
-  let slack: SlackServer;
-  let running: RunningSlackApp;
-  let transports: PlatformTransports;
-
-  beforeAll(async () => {
-    ollama = await startModelServer();
-    slack = await startSlackServer({ signingSecret: SIGNING_SECRET });
+  let transports: PlatformTransports | undefined;
+  // Registered before the suite's, so it runs after the app is closed.
+  afterAll(() => transports?.close());
+  const suite = slackSuite(getDb, () => {
     transports = createSlackTransports();
-    running = await startApp(getDb(), slack, ollama, { transports });
-  });
-  afterAll(async () => {
-    await running?.close();
-    transports?.close();
-    await slack?.close();
-    await ollama?.close();
+    return { transports };
   });
 
   async function generatedBriefing() {
@@ -184,25 +158,30 @@ describeEachDatabase("slack sender: send outcomes and rate limits", (getDb) => {
       slot: "morning",
       localDate: "2025-06-02",
       trigger: "manual",
-      at: running.clock.now(),
+      at: suite.running.clock.now(),
     });
-    await markGenerated(db, run.id, "Good morning. Nothing on the calendar today.", running.clock.now());
+    await markGenerated(
+      db,
+      run.id,
+      "Good morning. Nothing on the calendar today.",
+      suite.running.clock.now(),
+    );
     const outcomes: DeliveryOutcome[] = [];
     const worker = createDeliveryWorker({
       db,
-      clock: running.clock,
-      senders: [running.slackApp.sender],
+      clock: suite.running.clock,
+      senders: [suite.running.slackApp.sender],
       baseBackoffMs: 1000,
       observer: { deliveryAttempt: (_platform, _seconds, outcome) => outcomes.push(outcome) },
     });
-    return { runId: run.id, channel: slack.dmChannelOf(slackId), worker, outcomes };
+    return { runId: run.id, channel: suite.slack.dmChannelOf(slackId), worker, outcomes };
   }
 
-  const postsTo = (channel: string) => slack.posts.filter((post) => post.channel === channel);
+  const postsTo = (channel: string) => suite.slack.posts.filter((post) => post.channel === channel);
 
   it("retries a post whose connection was reset before the request was written, and posts it once", async () => {
     const { runId, channel, worker, outcomes } = await generatedBriefing();
-    slack.failNetwork("chat.postMessage", "reset-before-body");
+    suite.slack.failNetwork("chat.postMessage", "reset-before-body");
     await worker.enqueueRun(runId);
     // The first retry of a request that never left goes at once; the worker wakes itself for it.
     for (let tick = 0; tick < 2000 && outcomes.length < 2; tick += 1) {
@@ -218,14 +197,16 @@ describeEachDatabase("slack sender: send outcomes and rate limits", (getDb) => {
 
   it("does not re-post when the answer was lost after Slack posted, and records the unknown outcome", async () => {
     const { runId, channel, worker, outcomes } = await generatedBriefing();
-    slack.failNetwork("chat.postMessage", "drop-response");
+    suite.slack.failNetwork("chat.postMessage", "drop-response");
     await worker.enqueueRun(runId);
     await worker.drain();
-    running.clock.advance(30 * 60_000);
+    suite.running.clock.advance(30 * 60_000);
     await worker.runDue();
 
     expect(postsTo(channel)).toHaveLength(1);
-    expect(slack.callsTo("chat.postMessage").filter((call) => call.args.channel === channel)).toHaveLength(1);
+    expect(
+      suite.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === channel),
+    ).toHaveLength(1);
     const [row] = await getDb().select().from(deliveries).where(eq(deliveries.runId, runId));
     expect(row?.state).toBe("failed");
     expect(row?.lastError).toMatch(/^send outcome unknown \(slack network error: .*answer was lost/);
@@ -236,7 +217,7 @@ describeEachDatabase("slack sender: send outcomes and rate limits", (getDb) => {
     const channel = "C0RUSH";
     const { identity } = await linkedSlackUser(getDb());
     const rush = { ...identity, chatId: channel };
-    slack.rateLimit("chat.postMessage", { times: 1, retryAfterSec: 1, channel });
+    suite.slack.rateLimit("chat.postMessage", { times: 1, retryAfterSec: 1, channel });
     const message = {
       runId: 0,
       userId: 0,
@@ -247,24 +228,24 @@ describeEachDatabase("slack sender: send outcomes and rate limits", (getDb) => {
       statusRow: "",
       mode: "agentic" as const,
     };
-    const failure = await deliverNow(running, rush, message).catch((error: unknown) => error);
+    const failure = await deliverNow(suite.running, rush, message).catch((error: unknown) => error);
     expect(failure).toMatchObject({ name: "DeliveryError", retryAfterMs: 1000 });
     // A chat reply (Bolt's own client) and the outbox's retry both wait for the gate.
     const [reply, retried] = await Promise.all([
-      running.slackApp.app.client.chat.postMessage({ channel, text: "a reply in the meantime" }),
-      deliverNow(running, rush, message),
+      suite.running.slackApp.app.client.chat.postMessage({ channel, text: "a reply in the meantime" }),
+      deliverNow(suite.running, rush, message),
     ]);
     expect(reply.ok).toBe(true);
     expect(retried?.platformMessageId).toMatch(/^\d+\.\d{6}$/);
 
-    const calls = slack.callsTo("chat.postMessage").filter((call) => call.args.channel === channel);
+    const calls = suite.slack.callsTo("chat.postMessage").filter((call) => call.args.channel === channel);
     const limited = calls.find((call) => call.status === 429);
     expect(limited?.limitScope).toBe(`method:chat.postMessage|channel:${channel}`);
     const openAt = (limited?.answeredAt ?? 0) + 1000;
     const later = calls.filter((call) => call.receivedAt > (limited?.answeredAt ?? 0));
     expect(later).toHaveLength(2);
     for (const call of later) expect(call.receivedAt).toBeGreaterThanOrEqual(openAt);
-    expect(slack.callsBeforeRetryAfter()).toEqual([]);
+    expect(suite.slack.callsBeforeRetryAfter()).toEqual([]);
     expect(postsTo(channel)).toHaveLength(2);
   });
 });

@@ -2,7 +2,7 @@
  * Grounding everywhere and every change visible, through the real Slack adapter (Bolt against the Slack test
  * server, signed requests) with a scripted lying or misreading model on the Ollama test server.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import {
   ACTION_CONFIRM,
   ACTION_RECEIPTS,
@@ -14,23 +14,10 @@ import {
 import { createEvent } from "../../../db/queries/events.ts";
 import { addFeed, saveFeedSync } from "../../../db/queries/feeds.ts";
 import { createTask, getTask } from "../../../db/queries/tasks.ts";
-import { MODEL, startModelServer } from "../../core/fixture.ts";
+import { MODEL } from "../../core/fixture.ts";
 import { describeEachDatabase } from "../../helpers/database.ts";
-import type { OllamaTestServer } from "../../servers/ollama-server.ts";
-import {
-  type PostedMessage,
-  type SlackBlock,
-  type SlackServer,
-  startSlackServer,
-} from "../../servers/slack-server.ts";
-import {
-  directMessage,
-  linkedSlackUser,
-  nextEventId,
-  type RunningSlackApp,
-  SIGNING_SECRET,
-  startApp,
-} from "./harness.ts";
+import type { PostedMessage, SlackBlock } from "../../servers/slack-server.ts";
+import { directMessage, linkedSlackUser, nextEventId, slackSuite } from "./harness.ts";
 
 const sectionTexts = (blocks: SlackBlock[]) =>
   blocks.flatMap((block) =>
@@ -48,39 +35,28 @@ const buttons = (blocks: SlackBlock[]) =>
 const decode = (text: string) => text.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
 
 describeEachDatabase("slack: grounded answers, full receipts, visible changes", (getDb) => {
-  let ollama: OllamaTestServer;
-  let slack: SlackServer;
-  let running: RunningSlackApp;
-
-  beforeAll(async () => {
-    ollama = await startModelServer();
-    slack = await startSlackServer({ signingSecret: SIGNING_SECRET });
-    running = await startApp(getDb(), slack, ollama);
-    slack.setAppUrl(running.url);
-  });
-  afterAll(async () => {
-    await running?.close();
-    await slack?.close();
-    await ollama?.close();
-  });
+  const suite = slackSuite(getDb);
 
   async function briefed(slackId: string, prose: string) {
-    ollama.script(MODEL, [{ content: prose }]);
-    await slack.sendCommand("/brief", "morning", slackId);
-    const parent = await slack.waitForPost(
+    suite.ollama.script(MODEL, [{ content: prose }]);
+    await suite.slack.sendCommand("/brief", "morning", slackId);
+    const parent = await suite.slack.waitForPost(
       (post) =>
-        post.channel === slack.dmChannelOf(slackId) && JSON.stringify(post.blocks).includes(ACTION_RECEIPTS),
+        post.channel === suite.slack.dmChannelOf(slackId) &&
+        JSON.stringify(post.blocks).includes(ACTION_RECEIPTS),
     );
-    await running.slackApp.idle();
+    await suite.running.slackApp.idle();
     return parent;
   }
 
   /** Sends a DM (optionally in a thread) and waits for the answer that replaced the "thinking…" placeholder. */
   async function ask(slackId: string, text: string, threadTs?: string): Promise<PostedMessage> {
-    const before = slack.posts.length;
-    await slack.sendEvent(directMessage(slackId, text, threadTs), { eventId: nextEventId() });
-    await running.slackApp.idle();
-    const placeholder = slack.posts.slice(before).find((post) => post.channel === slack.dmChannelOf(slackId));
+    const before = suite.slack.posts.length;
+    await suite.slack.sendEvent(directMessage(slackId, text, threadTs), { eventId: nextEventId() });
+    await suite.running.slackApp.idle();
+    const placeholder = suite.slack.posts
+      .slice(before)
+      .find((post) => post.channel === suite.slack.dmChannelOf(slackId));
     if (!placeholder) throw new Error("no answer posted");
     return placeholder;
   }
@@ -98,17 +74,17 @@ describeEachDatabase("slack: grounded answers, full receipts, visible changes", 
       });
     }
     const parent = await briefed(slackId, "A packed day: 30 events.");
-    const channel = slack.dmChannelOf(slackId);
+    const channel = suite.slack.dmChannelOf(slackId);
     const runId = buttons(parent.blocks).find(([action]) => action === ACTION_RECEIPTS)?.[1] ?? "";
 
     // The button: pages into the briefing's thread, and More under the last one shown brings the rest.
-    const inThread = () => slack.thread(channel, parent.ts).filter((post) => post.ts !== parent.ts);
-    await slack.pressButton(ACTION_RECEIPTS, runId, slackId, {
+    const inThread = () => suite.slack.thread(channel, parent.ts).filter((post) => post.ts !== parent.ts);
+    await suite.slack.pressButton(ACTION_RECEIPTS, runId, slackId, {
       channel,
       ts: parent.ts,
       blocks: parent.blocks,
     });
-    await running.slackApp.idle();
+    await suite.running.slackApp.idle();
     const pressed = new Set<string>();
     for (;;) {
       const more = inThread()
@@ -120,31 +96,31 @@ describeEachDatabase("slack: grounded answers, full receipts, visible changes", 
         .at(-1);
       if (!more) break;
       pressed.add(more.value);
-      await slack.pressButton(ACTION_RECEIPTS_MORE, more.value, slackId, {
+      await suite.slack.pressButton(ACTION_RECEIPTS_MORE, more.value, slackId, {
         channel,
         ts: more.post.ts,
         threadTs: parent.ts,
         blocks: more.post.blocks,
       });
-      await running.slackApp.idle();
+      await suite.running.slackApp.idle();
     }
     const threadPages = inThread();
     // The command: pages through its response_url, More brings the rest through the press's own.
-    const command = await slack.sendCommand("/receipts", "", slackId);
-    await running.slackApp.idle();
-    const responses = [...slack.responses.filter((posted) => posted.id === command.responseUrlId)];
+    const command = await suite.slack.sendCommand("/receipts", "", slackId);
+    await suite.running.slackApp.idle();
+    const responses = [...suite.slack.responses.filter((posted) => posted.id === command.responseUrlId)];
     for (let presses = 0; presses < 20; presses += 1) {
       const more = buttons(responses.at(-1)?.body.blocks as SlackBlock[]).find(
         ([action]) => action === ACTION_RECEIPTS_MORE,
       );
       if (!more) break;
-      const pressed = await slack.pressButton(ACTION_RECEIPTS_MORE, more[1], slackId, {
+      const pressed = await suite.slack.pressButton(ACTION_RECEIPTS_MORE, more[1], slackId, {
         channel,
         ts: "1.1",
         blocks: responses.at(-1)?.body.blocks as SlackBlock[],
       });
-      await running.slackApp.idle();
-      responses.push(...slack.responses.filter((posted) => posted.id === pressed.responseUrlId));
+      await suite.running.slackApp.idle();
+      responses.push(...suite.slack.responses.filter((posted) => posted.id === pressed.responseUrlId));
     }
 
     for (const pages of [
@@ -179,21 +155,21 @@ describeEachDatabase("slack: grounded answers, full receipts, visible changes", 
       name: "list_tasks",
       arguments: { filter: "due_today" },
     }));
-    ollama.script(MODEL, [{ toolCalls: calls }, { content: "Many tasks today." }]);
-    await slack.sendCommand("/brief", "morning", slackId);
-    const channel = slack.dmChannelOf(slackId);
-    const parent = await slack.waitForPost(
+    suite.ollama.script(MODEL, [{ toolCalls: calls }, { content: "Many tasks today." }]);
+    await suite.slack.sendCommand("/brief", "morning", slackId);
+    const channel = suite.slack.dmChannelOf(slackId);
+    const parent = await suite.slack.waitForPost(
       (post) => post.channel === channel && JSON.stringify(post.blocks).includes(ACTION_RECEIPTS),
     );
-    await running.slackApp.idle();
+    await suite.running.slackApp.idle();
     const runId = buttons(parent.blocks).find(([action]) => action === ACTION_RECEIPTS)?.[1] ?? "";
-    await slack.pressButton(ACTION_RECEIPTS, runId, slackId, {
+    await suite.slack.pressButton(ACTION_RECEIPTS, runId, slackId, {
       channel,
       ts: parent.ts,
       blocks: parent.blocks,
     });
-    await running.slackApp.idle();
-    const firstPress = slack.thread(channel, parent.ts).filter((post) => post.ts !== parent.ts);
+    await suite.running.slackApp.idle();
+    const firstPress = suite.slack.thread(channel, parent.ts).filter((post) => post.ts !== parent.ts);
     expect(firstPress).toHaveLength(2);
     const more = buttons(firstPress.at(-1)?.blocks ?? []).find(([action]) => action === ACTION_RECEIPTS_MORE);
     expect(more?.[1]).toBe(`${runId}:2`);
@@ -202,14 +178,14 @@ describeEachDatabase("slack: grounded answers, full receipts, visible changes", 
     let next = more;
     while (next) {
       const pressedOn = pages.at(-1) as PostedMessage;
-      await slack.pressButton(ACTION_RECEIPTS_MORE, next[1], slackId, {
+      await suite.slack.pressButton(ACTION_RECEIPTS_MORE, next[1], slackId, {
         channel,
         ts: pressedOn.ts,
         threadTs: parent.ts,
         blocks: pressedOn.blocks,
       });
-      await running.slackApp.idle();
-      pages = slack.thread(channel, parent.ts).filter((post) => post.ts !== parent.ts);
+      await suite.running.slackApp.idle();
+      pages = suite.slack.thread(channel, parent.ts).filter((post) => post.ts !== parent.ts);
       next = buttons(pages.at(-1)?.blocks ?? []).find(([action]) => action === ACTION_RECEIPTS_MORE);
     }
     const all = pages.flatMap((post) => sectionTexts(post.blocks)).join("\n");
@@ -230,26 +206,26 @@ describeEachDatabase("slack: grounded answers, full receipts, visible changes", 
     });
     const parent = await briefed(slackId, "The Dentist is at 15:30 today.");
     const lie = "Your 10:30 AM meeting is with the design team.";
-    ollama.script(MODEL, [{ content: lie }, { content: lie }]);
+    suite.ollama.script(MODEL, [{ content: lie }, { content: lie }]);
     const answer = await ask(slackId, "what meeting do I have?", parent.ts);
-    const edited = await slack.waitForEdit(
+    const edited = await suite.slack.waitForEdit(
       (post) => post.ts === answer.ts && !post.text.includes("thinking"),
     );
     expect(decode(edited.text)).toMatch(
       /^I can only see this in your data:\nCalendar today: 15:30–16:30 Dentist\./,
     );
-    expect(slack.posts.every((post) => !/10:30|design team/.test(post.text))).toBe(true);
+    expect(suite.slack.posts.every((post) => !/10:30|design team/.test(post.text))).toBe(true);
   });
 
   it("states an unrequested task creation in the reply with an Undo button that takes it back", async () => {
     const db = getDb();
     const { user, slackId } = await linkedSlackUser(db);
-    ollama.script(MODEL, [
+    suite.ollama.script(MODEL, [
       { toolCalls: [{ name: "create_task", arguments: { title: "x" } }] },
       { content: "Your day looks calm." },
     ]);
     const answer = await ask(slackId, "how's my day?");
-    const edited = await slack.waitForEdit(
+    const edited = await suite.slack.waitForEdit(
       (post) => post.ts === answer.ts && !post.text.includes("thinking"),
     );
     const id = Number(/Created task (\d+)/.exec(edited.text)?.[1]);
@@ -260,27 +236,27 @@ describeEachDatabase("slack: grounded answers, full receipts, visible changes", 
 
     // Someone else pressing it changes nothing.
     const other = await linkedSlackUser(db);
-    const channel = slack.dmChannelOf(slackId);
-    await slack.pressButton(ACTION_UNDO, undo?.[1] ?? "", other.slackId, {
+    const channel = suite.slack.dmChannelOf(slackId);
+    await suite.slack.pressButton(ACTION_UNDO, undo?.[1] ?? "", other.slackId, {
       channel,
       ts: edited.ts,
       blocks: edited.blocks,
     });
-    await running.slackApp.idle();
+    await suite.running.slackApp.idle();
     expect(await getTask(db, user.id, id)).toBeDefined();
 
-    await slack.pressButton(ACTION_UNDO, undo?.[1] ?? "", slackId, {
+    await suite.slack.pressButton(ACTION_UNDO, undo?.[1] ?? "", slackId, {
       channel,
       ts: edited.ts,
       blocks: edited.blocks,
     });
-    await running.slackApp.idle();
+    await suite.running.slackApp.idle();
     expect(await getTask(db, user.id, id)).toBeUndefined();
-    const said = await slack.waitForPost(
+    const said = await suite.slack.waitForPost(
       (post) => post.channel === channel && post.text === `Undone: deleted task ${id} "x".`,
     );
     expect(said).toBeDefined();
-    const cleared = await slack.waitForEdit(
+    const cleared = await suite.slack.waitForEdit(
       (post) => post.ts === edited.ts && buttons(post.blocks).length === 0,
     );
     expect(sectionTexts(cleared.blocks).join("\n")).toContain(`✓ Created task ${id} "x".`);
@@ -307,7 +283,7 @@ describeEachDatabase("slack: grounded answers, full receipts, visible changes", 
         },
       ],
     });
-    ollama.script(MODEL, [
+    suite.ollama.script(MODEL, [
       { toolCalls: [{ name: "get_rss_items", arguments: { max: 5 } }] },
       {
         toolCalls: [
@@ -318,9 +294,9 @@ describeEachDatabase("slack: grounded answers, full receipts, visible changes", 
       },
       { content: "Markets open flat." },
     ]);
-    const before = slack.posts.length;
+    const before = suite.slack.posts.length;
     await ask(slackId, "what's in the news?");
-    const prompts = slack.posts
+    const prompts = suite.slack.posts
       .slice(before)
       .filter((post) => buttons(post.blocks).some(([action]) => action === ACTION_CONFIRM));
     expect(prompts.map((post) => decode(sectionTexts(post.blocks)[0] ?? ""))).toEqual([

@@ -4,6 +4,7 @@
  */
 
 import { createServer, type Server } from "node:http";
+import { afterAll, beforeAll } from "vitest";
 import {
   createSlackApp,
   SLACK_EVENTS_PATH,
@@ -19,11 +20,11 @@ import { fixedClock } from "../../../src/core/clock.ts";
 import type { Geocoder } from "../../../src/core/geocoder.ts";
 import type { Linking } from "../../../src/core/linking/linking.ts";
 import type { Sources } from "../../../src/core/ports.ts";
-import { LONDON, modelClientFor, START, testCore } from "../../core/fixture.ts";
+import { LONDON, modelClientFor, START, startModelServer, testCore } from "../../core/fixture.ts";
 import { createTestUser } from "../../helpers/database.ts";
 import { listen } from "../../servers/http.ts";
 import type { OllamaTestServer } from "../../servers/ollama-server.ts";
-import type { SlackServer } from "../../servers/slack-server.ts";
+import { type SlackServer, startSlackServer } from "../../servers/slack-server.ts";
 
 export const SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5";
 
@@ -150,4 +151,52 @@ export function deliverNow(
   message: BriefingMessage,
 ): Promise<DeliveryReceipt | undefined> {
   return running.slackApp.sender.deliver({ recipient, message, begin: async () => true });
+}
+
+export type StartAppOptions = NonNullable<Parameters<typeof startApp>[3]>;
+
+export interface SlackSuite {
+  readonly ollama: OllamaTestServer;
+  readonly slack: SlackServer;
+  /** The app the Slack server sends its events to. */
+  readonly running: RunningSlackApp;
+}
+
+/**
+ * A suite's Ollama test server, Slack test server and app: started before its tests, closed after them.
+ * `options` builds the app's options once the database is there (a clock, linking, a geocoder).
+ */
+export function slackSuite(
+  getDb: () => Database,
+  options: (db: Database) => StartAppOptions = () => ({}),
+): SlackSuite {
+  let ollama: OllamaTestServer | undefined;
+  let slack: SlackServer | undefined;
+  let running: RunningSlackApp | undefined;
+  beforeAll(async () => {
+    ollama = await startModelServer();
+    slack = await startSlackServer({ signingSecret: SIGNING_SECRET });
+    running = await startApp(getDb(), slack, ollama, options(getDb()));
+    slack.setAppUrl(running.url);
+  });
+  afterAll(async () => {
+    await running?.close();
+    await slack?.close();
+    await ollama?.close();
+  });
+  const started = <T>(value: T | undefined, name: string): T => {
+    if (value === undefined) throw new Error(`the suite's ${name} is not started yet: use it inside a test`);
+    return value;
+  };
+  return {
+    get ollama() {
+      return started(ollama, "Ollama server");
+    },
+    get slack() {
+      return started(slack, "Slack server");
+    },
+    get running() {
+      return started(running, "app");
+    },
+  };
 }

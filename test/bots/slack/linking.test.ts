@@ -4,25 +4,16 @@
  * /brief works; a reused or expired code gets the one refusal line, no data and no model call; `link CODE`
  * typed in the DM works too; self-signup off and on.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { Database } from "../../../db/client.ts";
 import { findUserByIdentity, findUserByName } from "../../../db/queries/users.ts";
 import { createDbPorts } from "../../../db/stores/index.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
 import { createLinking } from "../../../src/core/linking/linking.ts";
 import { INVALID_CODE_TEXT } from "../../../src/core/linking/replies.ts";
-import { LONDON, MODEL, START, seedTasks, seedWeather, startModelServer } from "../../core/fixture.ts";
+import { LONDON, MODEL, START, seedTasks, seedWeather } from "../../core/fixture.ts";
 import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
-import type { OllamaTestServer } from "../../servers/ollama-server.ts";
-import { type SlackServer, startSlackServer } from "../../servers/slack-server.ts";
-import {
-  directMessage,
-  nextEventId,
-  nextSlackUserId,
-  type RunningSlackApp,
-  SIGNING_SECRET,
-  startApp,
-} from "./harness.ts";
+import { directMessage, nextEventId, nextSlackUserId, slackSuite, startApp } from "./harness.ts";
 
 const HOUR = 3_600_000;
 const PROSE =
@@ -34,29 +25,15 @@ function linkingFor(db: Database, clock: ReturnType<typeof fixedClock>, selfSign
 }
 
 describeEachDatabase("slack linking by code", (getDb) => {
-  let ollama: OllamaTestServer;
-  let slack: SlackServer;
-  let running: RunningSlackApp;
   const clock = fixedClock(START);
-
-  beforeAll(async () => {
-    ollama = await startModelServer();
-    slack = await startSlackServer({ signingSecret: SIGNING_SECRET });
-    running = await startApp(getDb(), slack, ollama, { clock, linking: linkingFor(getDb(), clock) });
-    slack.setAppUrl(running.url);
-  });
-  afterAll(async () => {
-    await running?.close();
-    await slack?.close();
-    await ollama?.close();
-  });
+  const suite = slackSuite(getDb, (db) => ({ clock, linking: linkingFor(db, clock) }));
 
   /** Sends `/link text` as `user` and returns the ephemeral answer. */
   async function link(user: string, text: string) {
-    const ack = await slack.sendCommand("/link", text, user);
+    const ack = await suite.slack.sendCommand("/link", text, user);
     expect(ack.status).toBe(200);
     expect(ack.body).toBe("");
-    const answer = await slack.waitForResponse(ack.responseUrlId);
+    const answer = await suite.slack.waitForResponse(ack.responseUrlId);
     expect(answer.body.response_type).toBe("ephemeral");
     return String(answer.body.text);
   }
@@ -72,14 +49,14 @@ describeEachDatabase("slack linking by code", (getDb) => {
     expect(await link(stranger, code)).toContain(`You're linked as ${user.name}.`);
     const linked = await findUserByIdentity(db, "slack", stranger);
     expect(linked?.user.id).toBe(user.id);
-    expect(linked?.identity.chatId).toBe(slack.dmChannelOf(stranger));
-    expect(linked?.identity.teamId).toBe(slack.teamId);
+    expect(linked?.identity.chatId).toBe(suite.slack.dmChannelOf(stranger));
+    expect(linked?.identity.teamId).toBe(suite.slack.teamId);
 
-    ollama.script(MODEL, [{ content: PROSE }]);
-    await slack.sendCommand("/brief", "morning", stranger);
-    const parent = await slack.waitForPost(
+    suite.ollama.script(MODEL, [{ content: PROSE }]);
+    await suite.slack.sendCommand("/brief", "morning", stranger);
+    const parent = await suite.slack.waitForPost(
       (post) =>
-        post.channel === slack.dmChannelOf(stranger) &&
+        post.channel === suite.slack.dmChannelOf(stranger) &&
         JSON.stringify(post.blocks).includes("Renew passport"),
     );
     expect(parent.text).toContain("Renew passport");
@@ -87,12 +64,12 @@ describeEachDatabase("slack linking by code", (getDb) => {
     expect(await link(stranger, code)).toBe(
       `This account is already linked to ${user.name}; nothing changed.`,
     );
-    await running.slackApp.idle();
+    await suite.running.slackApp.idle();
   });
 
   it("refuses a reused and an expired code with one line, no data and no model call", async () => {
     const db = getDb();
-    const modelBefore = ollama.chatRequests().length;
+    const modelBefore = suite.ollama.chatRequests().length;
     const owner = await createTestUser(db, LONDON);
     await seedTasks(db, owner);
     const linking = linkingFor(db, clock);
@@ -111,13 +88,15 @@ describeEachDatabase("slack linking by code", (getDb) => {
     }
     expect(await findUserByIdentity(db, "slack", eve)).toBeUndefined();
     // Still a stranger: /brief is refused, pointing at /link.
-    const brief = await slack.sendCommand("/brief", "", eve);
-    expect(String((await slack.waitForResponse(brief.responseUrlId)).body.text)).toContain("send /link CODE");
-    const toEve = slack.responses.map((response) => JSON.stringify(response.body)).join("\n");
+    const brief = await suite.slack.sendCommand("/brief", "", eve);
+    expect(String((await suite.slack.waitForResponse(brief.responseUrlId)).body.text)).toContain(
+      "send /link CODE",
+    );
+    const toEve = suite.slack.responses.map((response) => JSON.stringify(response.body)).join("\n");
     expect(toEve).not.toContain(late.name);
     expect(toEve).not.toContain("Renew passport");
-    expect(ollama.chatRequests().length).toBe(modelBefore);
-    await running.slackApp.idle();
+    expect(suite.ollama.chatRequests().length).toBe(modelBefore);
+    await suite.running.slackApp.idle();
   });
 
   it("links with `link CODE` typed in the DM, and refuses a wrong one there", async () => {
@@ -125,19 +104,21 @@ describeEachDatabase("slack linking by code", (getDb) => {
     const user = await createTestUser(db, LONDON);
     const { code } = await linkingFor(db, clock).invite(user.id);
     const stranger = nextSlackUserId();
-    const channel = slack.dmChannelOf(stranger);
+    const channel = suite.slack.dmChannelOf(stranger);
 
-    await slack.sendEvent(directMessage(stranger, "link ZZZZ-ZZZZ"), { eventId: nextEventId() });
-    const refusal = await slack.waitForPost((post) => post.channel === channel);
+    await suite.slack.sendEvent(directMessage(stranger, "link ZZZZ-ZZZZ"), { eventId: nextEventId() });
+    const refusal = await suite.slack.waitForPost((post) => post.channel === channel);
     expect(refusal.text).toBe(INVALID_CODE_TEXT);
 
-    await slack.sendEvent(directMessage(stranger, `link ${code.toLowerCase()}`), { eventId: nextEventId() });
-    const welcome = await slack.waitForPost(
+    await suite.slack.sendEvent(directMessage(stranger, `link ${code.toLowerCase()}`), {
+      eventId: nextEventId(),
+    });
+    const welcome = await suite.slack.waitForPost(
       (post) => post.channel === channel && post.text.startsWith("You're"),
     );
     expect(welcome.text).toContain(`You're linked as ${user.name}.`);
     expect((await findUserByIdentity(db, "slack", stranger))?.identity.chatId).toBe(channel);
-    await running.slackApp.idle();
+    await suite.running.slackApp.idle();
   });
 
   it("self-signup: /link without a code asks for one when off, creates a UTC user when on", async () => {
@@ -148,8 +129,11 @@ describeEachDatabase("slack linking by code", (getDb) => {
     );
     expect(await findUserByIdentity(db, "slack", newcomer)).toBeUndefined();
 
-    const open = await startApp(db, slack, ollama, { clock, linking: linkingFor(db, clock, true) });
-    slack.setAppUrl(open.url);
+    const open = await startApp(db, suite.slack, suite.ollama, {
+      clock,
+      linking: linkingFor(db, clock, true),
+    });
+    suite.slack.setAppUrl(open.url);
     try {
       const welcome = await link(newcomer, "");
       expect(welcome).toContain("/settings place <city>");
@@ -158,7 +142,7 @@ describeEachDatabase("slack linking by code", (getDb) => {
       expect(welcome).toContain(`You're linked as ${account?.user.name}.`);
       expect(await findUserByName(db, account?.user.name ?? "")).toBeDefined();
     } finally {
-      slack.setAppUrl(running.url);
+      suite.slack.setAppUrl(suite.running.url);
       await open.close();
     }
   });

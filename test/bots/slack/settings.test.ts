@@ -12,20 +12,11 @@ import { getUser } from "../../../db/queries/users.ts";
 import { briefingRuns } from "../../../db/schema/index.ts";
 import { COMMAND_MENU } from "../../../src/core/command-menu.ts";
 import { createOpenMeteoGeocoder } from "../../../src/sources/weather/geocoder.ts";
-import { MODEL, startModelServer } from "../../core/fixture.ts";
+import { MODEL } from "../../core/fixture.ts";
 import { describeEachDatabase } from "../../helpers/database.ts";
-import type { OllamaTestServer } from "../../servers/ollama-server.ts";
 import { type OpenMeteoServer, startOpenMeteoServer } from "../../servers/open-meteo-server.ts";
-import { type SlackServer, startSlackServer } from "../../servers/slack-server.ts";
 import { tickAt } from "../scheduled-tick.ts";
-import {
-  directMessage,
-  linkedSlackUser,
-  nextEventId,
-  type RunningSlackApp,
-  SIGNING_SECRET,
-  startApp,
-} from "./harness.ts";
+import { directMessage, linkedSlackUser, nextEventId, slackSuite } from "./harness.ts";
 
 interface Button {
   action_id: string;
@@ -73,32 +64,23 @@ describe("slack-app-manifest.yml", () => {
 });
 
 describeEachDatabase("slack /settings and /help", (getDb) => {
-  let ollama: OllamaTestServer;
-  let slack: SlackServer;
   let meteo: OpenMeteoServer;
-  let running: RunningSlackApp;
-
+  // Registered before the suite's: the geocoder needs the server's address when the app starts.
   beforeAll(async () => {
-    ollama = await startModelServer();
     meteo = await startOpenMeteoServer();
-    slack = await startSlackServer({ signingSecret: SIGNING_SECRET });
-    running = await startApp(getDb(), slack, ollama, { geocoder: createOpenMeteoGeocoder(fetch, meteo.url) });
-    slack.setAppUrl(running.url);
   });
   afterAll(async () => {
-    await running?.close();
-    await slack?.close();
     await meteo?.close();
-    await ollama?.close();
   });
+  const suite = slackSuite(getDb, () => ({ geocoder: createOpenMeteoGeocoder(fetch, meteo.url) }));
 
   it("acks /settings at once and answers ephemerally with the settings and buttons", async () => {
     const { slackId } = await linkedSlackUser(getDb());
-    running.clock.set("2025-06-02T04:00:00Z"); // Monday 05:00 in London
-    const ack = await slack.sendCommand("/settings", "", slackId);
+    suite.running.clock.set("2025-06-02T04:00:00Z"); // Monday 05:00 in London
+    const ack = await suite.slack.sendCommand("/settings", "", slackId);
     expect(ack.status).toBe(200);
     expect(ack.body).toBe("");
-    const view = await slack.waitForResponse(ack.responseUrlId);
+    const view = await suite.slack.waitForResponse(ack.responseUrlId);
     expect(view.body.response_type).toBe("ephemeral");
     expect(String(view.body.text)).toContain(
       "briefings: morning 07:00 · midday 12:30 · afternoon 16:30 · evening off",
@@ -112,9 +94,14 @@ describeEachDatabase("slack /settings and /help", (getDb) => {
 
     // A press: the view is redrawn in place with the new mode, then the confirmation follows.
     const toggle = buttons.find((button) => button.value === "mode legacy");
-    const message = { channel: slack.dmChannelOf(slackId), ts: "1800000000.000300" };
-    const pressed = await slack.pressButton(toggle?.action_id ?? "", toggle?.value ?? "", slackId, message);
-    const posted = () => slack.responses.filter((response) => response.id === pressed.responseUrlId);
+    const message = { channel: suite.slack.dmChannelOf(slackId), ts: "1800000000.000300" };
+    const pressed = await suite.slack.pressButton(
+      toggle?.action_id ?? "",
+      toggle?.value ?? "",
+      slackId,
+      message,
+    );
+    const posted = () => suite.slack.responses.filter((response) => response.id === pressed.responseUrlId);
     for (let waited = 0; posted().length < 2 && waited < 5_000; waited += 20) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -130,36 +117,48 @@ describeEachDatabase("slack /settings and /help", (getDb) => {
   }, async () => {
     const db = getDb();
     const { user, slackId } = await linkedSlackUser(db);
-    running.clock.set("2025-06-02T04:00:00Z");
-    const ack = await slack.sendCommand("/settings", "morning 06:45", slackId);
-    const reply = await slack.waitForResponse(ack.responseUrlId);
+    suite.running.clock.set("2025-06-02T04:00:00Z");
+    const ack = await suite.slack.sendCommand("/settings", "morning 06:45", slackId);
+    const reply = await suite.slack.waitForResponse(ack.responseUrlId);
     expect(reply.body.text).toBe(
       "Morning briefing at 06:45 (Europe/London).\nnext morning briefing: Mon 06:45",
     );
     expect((await getUser(db, user.id))?.slots.morning).toBe("06:45");
 
-    ollama.setModel(MODEL, { reply: () => ({ content: "Good morning." }) });
-    await tickAt(db, running.clock, ollama.url, running.slackApp.sender, "2025-06-02T05:44:00Z");
+    suite.ollama.setModel(MODEL, { reply: () => ({ content: "Good morning." }) });
+    await tickAt(
+      db,
+      suite.running.clock,
+      suite.ollama.url,
+      suite.running.slackApp.sender,
+      "2025-06-02T05:44:00Z",
+    );
     const mine = () =>
       db
         .select()
         .from(briefingRuns)
         .where(and(eq(briefingRuns.userId, user.id), eq(briefingRuns.slot, "morning")));
     expect(await mine()).toEqual([]);
-    await tickAt(db, running.clock, ollama.url, running.slackApp.sender, "2025-06-02T05:45:00Z");
+    await tickAt(
+      db,
+      suite.running.clock,
+      suite.ollama.url,
+      suite.running.slackApp.sender,
+      "2025-06-02T05:45:00Z",
+    );
     expect((await mine()).map((run) => [run.claimedAt.toISOString(), run.state])).toEqual([
       ["2025-06-02T05:45:00.000Z", "delivered"],
     ]);
-    await slack.waitForPost(
-      (post) => post.channel === slack.dmChannelOf(slackId) && post.text.includes("Good morning."),
+    await suite.slack.waitForPost(
+      (post) => post.channel === suite.slack.dmChannelOf(slackId) && post.text.includes("Good morning."),
     );
   });
 
   it("offers a pick list for an ambiguous place; a press sets it and proposes the zone, another accepts it", async () => {
     const db = getDb();
     const { user, slackId } = await linkedSlackUser(db);
-    const ack = await slack.sendCommand("/settings", "place Springfield", slackId);
-    const list = await slack.waitForResponse(ack.responseUrlId);
+    const ack = await suite.slack.sendCommand("/settings", "place Springfield", slackId);
+    const list = await suite.slack.waitForResponse(ack.responseUrlId);
     expect(String(list.body.text).split("\n")[0]).toBe("Which Springfield?");
     const candidates = buttonsOf(list.body);
     expect(candidates.map((button) => button.text.text)).toEqual([
@@ -170,15 +169,15 @@ describeEachDatabase("slack /settings and /help", (getDb) => {
       "Springfield, Oregon, United States",
     ]);
     const illinois = candidates[2];
-    const message = { channel: slack.dmChannelOf(slackId), ts: "1800000000.000200" };
-    const pressed = await slack.pressButton(
+    const message = { channel: suite.slack.dmChannelOf(slackId), ts: "1800000000.000200" };
+    const pressed = await suite.slack.pressButton(
       illinois?.action_id ?? "",
       illinois?.value ?? "",
       slackId,
       message,
     );
     expect(pressed.status).toBe(200);
-    const proposal = await slack.waitForResponse(pressed.responseUrlId);
+    const proposal = await suite.slack.waitForResponse(pressed.responseUrlId);
     // The answer replaces the list, so it cannot be picked from twice.
     expect(proposal.body.replace_original).toBe(true);
     expect(String(proposal.body.text)).toContain(
@@ -192,8 +191,8 @@ describeEachDatabase("slack /settings and /help", (getDb) => {
     expect((await getUser(db, user.id))?.locationName).toBe("Springfield, Illinois, United States");
 
     const use = zoneButtons[0];
-    const accepted = await slack.pressButton(use?.action_id ?? "", use?.value ?? "", slackId, message);
-    const done = await slack.waitForResponse(accepted.responseUrlId);
+    const accepted = await suite.slack.pressButton(use?.action_id ?? "", use?.value ?? "", slackId, message);
+    const done = await suite.slack.waitForResponse(accepted.responseUrlId);
     expect(String(done.body.text)).toMatch(
       /^Time zone: America\/Chicago; your briefing times are now in America\/Chicago\./,
     );
@@ -202,25 +201,25 @@ describeEachDatabase("slack /settings and /help", (getDb) => {
 
   it("refuses bad input in one line, and refuses strangers", async () => {
     const { slackId } = await linkedSlackUser(getDb());
-    const bad = await slack.sendCommand("/settings", "midday 12:75", slackId);
-    expect((await slack.waitForResponse(bad.responseUrlId)).body.text).toBe(
+    const bad = await suite.slack.sendCommand("/settings", "midday 12:75", slackId);
+    expect((await suite.slack.waitForResponse(bad.responseUrlId)).body.text).toBe(
       'Midday needs a time as HH:MM (24-hour) or "off", e.g. /settings midday off',
     );
-    const stranger = await slack.sendCommand("/settings", "morning 06:00", "U0STRANGER1");
-    expect(String((await slack.waitForResponse(stranger.responseUrlId)).body.text)).toMatch(
+    const stranger = await suite.slack.sendCommand("/settings", "morning 06:00", "U0STRANGER1");
+    expect(String((await suite.slack.waitForResponse(stranger.responseUrlId)).body.text)).toMatch(
       /^Sorry, I only talk to people linked/,
     );
   });
 
   it("/help and help in the DM list every command of the catalog", async () => {
     const { slackId } = await linkedSlackUser(getDb());
-    const ack = await slack.sendCommand("/help", "", slackId);
-    const help = String((await slack.waitForResponse(ack.responseUrlId)).body.text);
+    const ack = await suite.slack.sendCommand("/help", "", slackId);
+    const help = String((await suite.slack.waitForResponse(ack.responseUrlId)).body.text);
     for (const entry of COMMAND_MENU) expect(help).toContain(`/${entry.command}`);
 
-    await slack.sendEvent(directMessage(slackId, "help"), { eventId: nextEventId() });
-    const posted = await slack.waitForPost(
-      (post) => post.channel === slack.dmChannelOf(slackId) && post.text.includes("/settings"),
+    await suite.slack.sendEvent(directMessage(slackId, "help"), { eventId: nextEventId() });
+    const posted = await suite.slack.waitForPost(
+      (post) => post.channel === suite.slack.dmChannelOf(slackId) && post.text.includes("/settings"),
     );
     for (const entry of COMMAND_MENU) expect(posted.text).toContain(`/${entry.command}`);
   });

@@ -3,7 +3,7 @@
  * files.uploadV2 (getUploadURLExternal → upload URL → completeUploadExternal) and is read back from the bytes
  * the server received.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import {
   ACTION_FORGET_NO,
   ACTION_FORGET_YES,
@@ -12,19 +12,11 @@ import {
 } from "../../../bots/slack/user-data.ts";
 import { getUser } from "../../../db/queries/users.ts";
 import { createUserData } from "../../../db/stores/index.ts";
-import { START, startModelServer } from "../../core/fixture.ts";
+import { START } from "../../core/fixture.ts";
 import { describeEachDatabase } from "../../helpers/database.ts";
 import { seedUserData } from "../../helpers/seed-user-data.ts";
-import type { OllamaTestServer } from "../../servers/ollama-server.ts";
-import { type PostedMessage, type SlackServer, startSlackServer } from "../../servers/slack-server.ts";
-import {
-  directMessage,
-  linkedSlackUser,
-  nextEventId,
-  type RunningSlackApp,
-  SIGNING_SECRET,
-  startApp,
-} from "./harness.ts";
+import type { PostedMessage } from "../../servers/slack-server.ts";
+import { directMessage, linkedSlackUser, nextEventId, slackSuite } from "./harness.ts";
 
 interface Exported {
   profile: { id: number };
@@ -41,28 +33,15 @@ function tokenOf(post: PostedMessage): string {
 }
 
 describeEachDatabase("slack /export and /forget", (getDb) => {
-  let ollama: OllamaTestServer;
-  let slack: SlackServer;
-  let running: RunningSlackApp;
-
-  beforeAll(async () => {
-    ollama = await startModelServer();
-    slack = await startSlackServer({ signingSecret: SIGNING_SECRET });
-    running = await startApp(getDb(), slack, ollama);
-    slack.setAppUrl(running.url);
-  });
-  afterAll(async () => {
-    await running?.close();
-    await slack?.close();
-    await ollama?.close();
-  });
+  const suite = slackSuite(getDb);
 
   const question = (channel: string, start: string, after = 0) =>
-    slack.waitForPost(
-      (post) => post.channel === channel && post.text.startsWith(start) && slack.posts.indexOf(post) >= after,
+    suite.slack.waitForPost(
+      (post) =>
+        post.channel === channel && post.text.startsWith(start) && suite.slack.posts.indexOf(post) >= after,
     );
   const press = (actionId: string, post: PostedMessage, slackId: string) =>
-    slack.pressButton(actionId, tokenOf(post), slackId, {
+    suite.slack.pressButton(actionId, tokenOf(post), slackId, {
       channel: post.channel,
       ts: post.ts,
       text: post.text,
@@ -74,10 +53,10 @@ describeEachDatabase("slack /export and /forget", (getDb) => {
     const { user, slackId } = await linkedSlackUser(db);
     const ann = await seedUserData(db, { user });
     const bob = await seedUserData(db);
-    const ack = await slack.sendCommand("/export", "", slackId);
+    const ack = await suite.slack.sendCommand("/export", "", slackId);
     expect(ack.status).toBe(200);
-    const dm = slack.dmChannelOf(slackId);
-    const file = await slack.waitForFile((candidate) => candidate.channel === dm);
+    const dm = suite.slack.dmChannelOf(slackId);
+    const file = await suite.slack.waitForFile((candidate) => candidate.channel === dm);
     expect(file.filename).toMatch(/^briefbot-[\w.@-]+-\d{4}-\d{2}-\d{2}\.json$/);
     expect(file.initialComment).toContain("as JSON");
     const raw = file.bytes?.toString("utf8") ?? "";
@@ -89,7 +68,7 @@ describeEachDatabase("slack /export and /forget", (getDb) => {
     expect(document.runs.flatMap((run) => run.receipts.map((receipt) => receipt.content)).join()).toContain(
       `receipt ${ann.marker}`,
     );
-    expect(slack.callsTo("files.getUploadURLExternal").length).toBeGreaterThan(0);
+    expect(suite.slack.callsTo("files.getUploadURLExternal").length).toBeGreaterThan(0);
   });
 
   it("/forget asks twice in the DM, then deletes everything; the account is a stranger afterwards", async () => {
@@ -97,9 +76,9 @@ describeEachDatabase("slack /export and /forget", (getDb) => {
     const { user, slackId } = await linkedSlackUser(db);
     await seedUserData(db, { user });
     const bob = await seedUserData(db);
-    const dm = slack.dmChannelOf(slackId);
-    const from = slack.posts.length;
-    await slack.sendCommand("/forget", "", slackId);
+    const dm = suite.slack.dmChannelOf(slackId);
+    const from = suite.slack.posts.length;
+    await suite.slack.sendCommand("/forget", "", slackId);
     const first = await question(dm, FIRST_QUESTION.slice(0, 20), from);
     await press(ACTION_FORGET_YES, first, slackId);
     const second = await question(dm, SECOND_QUESTION.slice(0, 20), from);
@@ -111,8 +90,8 @@ describeEachDatabase("slack /export and /forget", (getDb) => {
     expect((await createUserData(db).read(bob.user.id))?.tasks).toHaveLength(1);
     // The questions lost their buttons.
     expect(first.blocks.some((block) => block.type === "actions")).toBe(false);
-    await slack.sendEvent(directMessage(slackId, "hello again"), { eventId: nextEventId() });
-    const refusal = await slack.waitForEphemeral((message) => message.user === slackId);
+    await suite.slack.sendEvent(directMessage(slackId, "hello again"), { eventId: nextEventId() });
+    const refusal = await suite.slack.waitForEphemeral((message) => message.user === slackId);
     expect(refusal.text).toContain(`your Slack id is ${slackId}`);
   });
 
@@ -120,36 +99,36 @@ describeEachDatabase("slack /export and /forget", (getDb) => {
     const db = getDb();
     const { user, slackId } = await linkedSlackUser(db);
     await seedUserData(db, { user });
-    const dm = slack.dmChannelOf(slackId);
-    let from = slack.posts.length;
-    await slack.sendCommand("/forget", "", slackId);
+    const dm = suite.slack.dmChannelOf(slackId);
+    let from = suite.slack.posts.length;
+    await suite.slack.sendCommand("/forget", "", slackId);
     await press(ACTION_FORGET_YES, await question(dm, FIRST_QUESTION.slice(0, 20), from), slackId);
     await press(ACTION_FORGET_NO, await question(dm, SECOND_QUESTION.slice(0, 20), from), slackId);
     await question(dm, "Cancelled. Nothing was deleted.", from);
 
-    from = slack.posts.length;
-    await slack.sendCommand("/forget", "", slackId);
+    from = suite.slack.posts.length;
+    await suite.slack.sendCommand("/forget", "", slackId);
     const again = await question(dm, FIRST_QUESTION.slice(0, 20), from);
     const stale = { ...again, blocks: [...again.blocks] };
-    await slack.sendEvent(directMessage(slackId, "what's on today?"), { eventId: nextEventId() });
+    await suite.slack.sendEvent(directMessage(slackId, "what's on today?"), { eventId: nextEventId() });
     await question(dm, "Forgetting cancelled.", from);
     const pressed = await press(ACTION_FORGET_YES, stale, slackId);
-    const answer = await slack.waitForResponse(pressed.responseUrlId);
+    const answer = await suite.slack.waitForResponse(pressed.responseUrlId);
     expect(String(answer.body.text)).toContain("no longer open");
 
-    from = slack.posts.length;
-    await slack.sendCommand("/forget", "", slackId);
+    from = suite.slack.posts.length;
+    await suite.slack.sendCommand("/forget", "", slackId);
     const late = await question(dm, FIRST_QUESTION.slice(0, 20), from);
-    running.clock.advance(6 * 60_000);
+    suite.running.clock.advance(6 * 60_000);
     try {
       await press(ACTION_FORGET_YES, late, slackId);
       await question(dm, "That question expired.", from);
     } finally {
-      running.clock.set(START);
+      suite.running.clock.set(START);
     }
     expect((await createUserData(db).read(user.id))?.tasks).toHaveLength(1);
-    expect(slack.posts.slice(from).some((post) => post.text.startsWith(SECOND_QUESTION.slice(0, 20)))).toBe(
-      false,
-    );
+    expect(
+      suite.slack.posts.slice(from).some((post) => post.text.startsWith(SECOND_QUESTION.slice(0, 20))),
+    ).toBe(false);
   });
 });
