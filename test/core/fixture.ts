@@ -6,6 +6,7 @@
 
 import type { Database } from "../../db/client.ts";
 import { createEvent } from "../../db/queries/events.ts";
+import { addFeed, saveFeedSync } from "../../db/queries/feeds.ts";
 import { createTask } from "../../db/queries/tasks.ts";
 import { saveCachedForecast } from "../../db/queries/weather.ts";
 import type { User } from "../../db/schema/index.ts";
@@ -163,3 +164,23 @@ export const LONDON = {
 };
 
 export { requestText } from "../helpers/scripted-model.ts";
+
+/** A feed of the user's whose one item carries `injection`: outside text telling the model what to do. */
+export async function seedInjectedFeed(db: Database, user: User, injection: string): Promise<void> {
+  const feed = await addFeed(db, { userId: user.id, url: `https://news.example/${user.id}.rss` });
+  await saveFeedSync(db, feed, {
+    title: "Totally Normal News",
+    etag: null,
+    lastModified: null,
+    at: new Date("2025-06-02T05:00:00Z"),
+    items: [
+      {
+        guid: "x",
+        title: "Markets open flat",
+        link: null,
+        summary: injection,
+        publishedAt: new Date("2025-06-02T04:30:00Z"),
+      },
+    ],
+  });
+}
