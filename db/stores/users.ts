@@ -1,18 +1,12 @@
 import { eq, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
 import { getUser, NotFoundError } from "../queries/users.ts";
-import { type briefingModeEnum, type SlotTimes, users } from "../schema/index.ts";
+import { type NewUser, type SlotTimes, users } from "../schema/index.ts";
 
-type BriefingMode = (typeof briefingModeEnum.enumValues)[number];
-
-interface UserSettingsChanges {
-  timeZone?: string;
-  locationName?: string | null;
-  latitude?: number | null;
-  longitude?: number | null;
-  slots?: Partial<SlotTimes>;
-  briefingMode?: BriefingMode;
-}
+/** What the settings may change; `slots` merges into the stored slots. */
+type UserSettingsChanges = Partial<
+  Pick<NewUser, "timeZone" | "locationName" | "latitude" | "longitude" | "briefingMode">
+> & { slots?: Partial<SlotTimes> };
 
 export function createUsers(db: Database) {
   return {
