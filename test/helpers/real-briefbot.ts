@@ -1,0 +1,111 @@
+/**
+ * The real binary (`bin/briefbot.js` over dist/), spawned as `npm start` runs it, with nothing configured
+ * but what a test passes. A wait that fails says what the process printed, and whether it had exited:
+ * on a loaded CI machine that output is the only clue to why.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { join } from "node:path";
+
+const root = join(import.meta.dirname, "../..");
+/** Settings a developer's shell may hold that must not leak into a process the test configures. */
+const inherited = /^(DATABASE_URL|TELEGRAM_|SLACK_|OLLAMA_|BRIEFBOT_|OPEN_METEO|PORT$)/;
+
+export interface RealRun {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+  /** The exit code; a process still running after `timeoutMs` is killed and the wait fails with its output. */
+  exitCode: (timeoutMs?: number) => Promise<number | null>;
+  /** Resolves once `predicate` holds for stdout; rejects with the output when the process exits first. */
+  waitForStdout: (predicate: (stdout: string) => boolean, what: string, timeoutMs?: number) => Promise<void>;
+}
+
+export interface RealBriefbot {
+  run: (args: string[], env?: Record<string, string>) => RealRun;
+  command: (...args: string[]) => Promise<{ code: number | null; stdout: string; stderr: string }>;
+  /** SIGKILLs whatever is still running, so a failed assertion leaves no bot behind. */
+  killAll: () => void;
+}
+
+export function realBriefbot(dataDir: string, baseEnv: Record<string, string> = {}): RealBriefbot {
+  const children = new Set<ChildProcess>();
+
+  const run = (args: string[], env: Record<string, string> = {}): RealRun => {
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !inherited.test(key)));
+    const child = spawn(process.execPath, [join(root, "bin/briefbot.js"), ...args], {
+      cwd: root,
+      env: { ...clean, BRIEFBOT_DATA_DIR: dataDir, LOG_LEVEL: "warn", ...baseEnv, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    children.add(child);
+    let stdout = "";
+    let stderr = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) =>
+      child.on("exit", (code) => {
+        children.delete(child);
+        resolve(code);
+      }),
+    );
+    const printed = () => `stdout:\n${stdout}\nstderr:\n${stderr}`;
+    const waitForStdout = async (
+      predicate: (stdout: string) => boolean,
+      what: string,
+      timeoutMs = 180_000,
+    ): Promise<void> => {
+      const deadline = Date.now() + timeoutMs;
+      while (!predicate(stdout)) {
+        if (child.exitCode !== null || child.signalCode !== null) {
+          throw new Error(
+            `briefbot ${args.join(" ")} exited (${child.exitCode ?? child.signalCode}) before ${what}\n${printed()}`,
+          );
+        }
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${printed()}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    const exitCode = async (timeoutMs = 120_000): Promise<number | null> => {
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<"running">((resolve) => {
+        timer = setTimeout(() => resolve("running"), timeoutMs);
+      });
+      const outcome = await Promise.race([exited, timedOut]);
+      clearTimeout(timer);
+      if (outcome !== "running") return outcome;
+      child.kill("SIGKILL");
+      throw new Error(`briefbot ${args.join(" ")} still ran after ${timeoutMs} ms\n${printed()}`);
+    };
+    return { child, stdout: () => stdout, stderr: () => stderr, exited, exitCode, waitForStdout };
+  };
+
+  const command = async (...args: string[]) => {
+    const started = run(args);
+    const code = await started.exited;
+    return { code, stdout: started.stdout(), stderr: started.stderr() };
+  };
+
+  const killAll = () => {
+    for (const child of children) child.kill("SIGKILL");
+  };
+
+  return { run, command, killAll };
+}
+
+/**
+ * A port nothing listens on right now, chosen by the kernel. A random number in 40000–60000 is inside
+ * Linux's ephemeral range, where a busy test run's own outgoing connections may already sit.
+ */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
