@@ -3,7 +3,7 @@
  * sha256; spending one is a single conditional UPDATE, so a code links at most once however many redeem it.
  */
 import { createHash } from "node:crypto";
-import { and, count, eq, gt, gte, isNull, like, lt, or } from "drizzle-orm";
+import { and, asc, eq, gt, gte, isNull, like, lt, or } from "drizzle-orm";
 import type { Database } from "../client.ts";
 import {
   type Identity,
@@ -146,12 +146,13 @@ async function signupOnce(
   }
 }
 
-export async function countFailures(db: Database, sender: Sender, since: Date): Promise<number> {
-  const [row] = await db
-    .select({ n: count() })
+export async function failureTimes(db: Database, sender: Sender, since: Date): Promise<Date[]> {
+  const rows = await db
+    .select({ at: linkAttempts.attemptedAt })
     .from(linkAttempts)
-    .where(and(senderIs(sender), gte(linkAttempts.attemptedAt, since)));
-  return row?.n ?? 0;
+    .where(and(senderIs(sender), gte(linkAttempts.attemptedAt, since)))
+    .orderBy(asc(linkAttempts.attemptedAt));
+  return rows.map((row) => row.at);
 }
 
 export async function recordFailure(

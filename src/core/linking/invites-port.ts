@@ -32,8 +32,8 @@ export interface Invites {
    * the other finds the code used. Success also forgets the sender's failed attempts.
    */
   redeem: (code: string, sender: LinkSender, at: Date) => Promise<RedeemResult>;
-  /** Failed attempts of this sender at or after `since`. */
-  failuresSince: (sender: LinkSender, since: Date) => Promise<number>;
+  /** When this sender's failed attempts at or after `since` were made, oldest first. */
+  failuresSince: (sender: LinkSender, since: Date) => Promise<Date[]>;
   /** Counts a failed attempt; attempts older than `forgetBefore` (anyone's) are dropped. */
   recordFailure: (sender: LinkSender, at: Date, forgetBefore: Date) => Promise<void>;
   /**

@@ -96,8 +96,16 @@ export function createLinking(deps: LinkingDeps): Linking {
         return outcome.kind === "linked" ? { ...outcome, signedUp: true } : outcome;
       }
       const windowStart = new Date(now.getTime() - ATTEMPT_WINDOW_MS);
-      if ((await invites.failuresSince(sender, windowStart)) >= MAX_FAILED_ATTEMPTS)
-        return { kind: "rate-limited", retryAfterMinutes: ATTEMPT_WINDOW_MS / 60_000 };
+      const failures = await invites.failuresSince(sender, windowStart);
+      if (failures.length >= MAX_FAILED_ATTEMPTS) {
+        // The sender may try again once enough of the counted failures have aged out of the window.
+        const freedAt =
+          (failures[failures.length - MAX_FAILED_ATTEMPTS] as Date).getTime() + ATTEMPT_WINDOW_MS;
+        return {
+          kind: "rate-limited",
+          retryAfterMinutes: Math.max(1, Math.ceil((freedAt - now.getTime()) / 60_000)),
+        };
+      }
       const code = normaliseCode(trimmed);
       const result = code ? await invites.redeem(code, sender, now) : { kind: "invalid" as const };
       if (result.kind === "linked") return { ...result, signedUp: false };

@@ -40,7 +40,7 @@ export function linkReply(outcome: LinkOutcome, style: ReplyStyle): string {
     case "refused":
       return INVALID_CODE_TEXT;
     case "rate-limited":
-      return `Too many codes tried. Please wait ${outcome.retryAfterMinutes} minutes, then try again.`;
+      return `Too many codes tried. Please wait ${outcome.retryAfterMinutes === 1 ? "a minute" : `${outcome.retryAfterMinutes} minutes`}, then try again.`;
     case "code-needed":
       return `Send ${style.linkCommand} followed by the code the owner gave you, like: ${style.linkCommand} K7QX-29MB`;
   }
