@@ -87,7 +87,7 @@ export function realBriefbot(dataDir: string, baseEnv: Record<string, string> = 
 
   const command = async (...args: string[]) => {
     const started = run(args);
-    const code = await started.exited;
+    const code = await started.exitCode();
     return { code, stdout: started.stdout(), stderr: started.stderr() };
   };
 
