@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -90,22 +90,27 @@ describeEachDatabase("briefbot user export / remove", (getDb) => {
 
   it("includes subscription addresses in full with --include-secrets, and writes a file with --out", async () => {
     const ann = await seedUserData(getDb());
-    const out = join(mkdtempSync(join(tmpdir(), "briefbot-export-")), "ann.json");
-    const result = await run("user", "export", ann.user.name, "--include-secrets", "--out", out);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(
-      new RegExp(`^wrote ${ann.user.name}'s data to ${out} \\([\\d.]+ kB, secrets included\\)\\n$`),
-    );
-    const document = JSON.parse(readFileSync(out, "utf8")) as Exported;
-    expect(document.secretsIncluded).toBe(true);
-    expect(document.calendars[0]?.source).toBe(ann.calendarSource);
-    expect(document.feeds[0]?.url).toBe(ann.feedUrl);
-    expect(statSync(out).mode & 0o777).toBe(0o600);
-    const again = await run("user", "export", ann.user.name, "--out", out);
-    expect(again).toMatchObject({
-      code: 2,
-      stderr: `briefbot: ${out} already exists; choose another --out\n`,
-    });
+    const folder = mkdtempSync(join(tmpdir(), "briefbot-export-"));
+    const out = join(folder, "ann.json");
+    try {
+      const result = await run("user", "export", ann.user.name, "--include-secrets", "--out", out);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(
+        new RegExp(`^wrote ${ann.user.name}'s data to ${out} \\([\\d.]+ kB, secrets included\\)\\n$`),
+      );
+      const document = JSON.parse(readFileSync(out, "utf8")) as Exported;
+      expect(document.secretsIncluded).toBe(true);
+      expect(document.calendars[0]?.source).toBe(ann.calendarSource);
+      expect(document.feeds[0]?.url).toBe(ann.feedUrl);
+      expect(statSync(out).mode & 0o777).toBe(0o600);
+      const again = await run("user", "export", ann.user.name, "--out", out);
+      expect(again).toMatchObject({
+        code: 2,
+        stderr: `briefbot: ${out} already exists; choose another --out\n`,
+      });
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it("refuses to remove without --yes when not at a terminal, removing nothing", async () => {

@@ -3,12 +3,16 @@
  * it, so a test that serves calendars or feeds from the local test servers says so in its config, the
  * same way an operator would.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll } from "vitest";
 
 export function writeConfigFile(yaml: string): string {
-  const path = join(mkdtempSync(join(tmpdir(), "briefbot-config-")), "briefbot.yaml");
+  const folder = mkdtempSync(join(tmpdir(), "briefbot-config-"));
+  // Called while a suite is collected; the CLI may read the file until the suite's last test.
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+  const path = join(folder, "briefbot.yaml");
   writeFileSync(path, yaml);
   return path;
 }
