@@ -3,7 +3,7 @@
  * stranger's bare `/start` creates their user; off by default, the same `/start` is refused and a code from
  * `briefbot user invite` links instead. `startApp` with the Telegram test server, as the operator runs it.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { findUserByIdentity } from "../db/queries/users.ts";
 import { createDbPorts } from "../db/stores/index.ts";
 import { startApp } from "../src/app.ts";
@@ -11,31 +11,18 @@ import { type Config, loadConfig } from "../src/config/config.ts";
 import { fixedClock } from "../src/core/clock.ts";
 import { createLinking } from "../src/core/linking/linking.ts";
 import { silentLogger } from "../src/logger.ts";
-import { createTestDatabase, createTestUser, type TestDatabase } from "./helpers/database.ts";
-import { type OllamaTestServer, startOllamaServer } from "./servers/ollama-server.ts";
-import { startTelegramServer, type TelegramTestServer, type TestUser } from "./servers/telegram-server.ts";
+import { appSuite } from "./helpers/app-suite.ts";
+import { createTestUser } from "./helpers/database.ts";
+import type { TestUser } from "./servers/telegram-server.ts";
 
-let database: TestDatabase;
-let ollama: OllamaTestServer;
-let telegram: TelegramTestServer;
+const suite = appSuite();
 const clock = fixedClock("2026-12-01T12:00:00Z");
-
-beforeAll(async () => {
-  database = await createTestDatabase("pglite");
-  ollama = await startOllamaServer({ models: { "qwen2.5:7b": {} } });
-  telegram = await startTelegramServer();
-});
-afterAll(async () => {
-  await telegram?.close();
-  await ollama?.close();
-  await database?.dispose();
-});
 
 function configWith(yaml: string): Config {
   const env = {
-    OLLAMA_HOST: ollama.url,
-    TELEGRAM_BOT_TOKEN: telegram.token,
-    TELEGRAM_API_ROOT: telegram.url,
+    OLLAMA_HOST: suite.ollama.url,
+    TELEGRAM_BOT_TOKEN: suite.telegram.token,
+    TELEGRAM_API_ROOT: suite.telegram.url,
     BRIEFBOT_CONFIG: "/etc/briefbot.yaml",
   };
   return { ...loadConfig(env, () => yaml), port: 0 };
@@ -43,8 +30,8 @@ function configWith(yaml: string): Config {
 
 async function withApp(config: Config, body: () => Promise<void>): Promise<void> {
   const app = await startApp({
-    db: database.open.db,
-    database: database.open,
+    db: suite.database.open.db,
+    database: suite.database.open,
     config,
     clock,
     fetch: globalThis.fetch,
@@ -58,16 +45,16 @@ async function withApp(config: Config, body: () => Promise<void>): Promise<void>
 }
 
 async function say(account: TestUser, text: string): Promise<string> {
-  const before = telegram.chat(account.id).botMessages().length;
-  telegram.sendUserMessage(account, text);
-  const post = await telegram.waitFor(() => telegram.chat(account.id).botMessages()[before]);
+  const before = suite.telegram.chat(account.id).botMessages().length;
+  suite.telegram.sendUserMessage(account, text);
+  const post = await suite.telegram.waitFor(() => suite.telegram.chat(account.id).botMessages()[before]);
   return post.text;
 }
 
 it("is off by default: a bare /start is refused, an invite code links", async () => {
   const config = configWith("");
   expect(config.access.selfSignup).toBe(false);
-  const db = database.open.db;
+  const db = suite.database.open.db;
   const owner = await createTestUser(db, { timeZone: "Europe/London" });
   const ports = createDbPorts(db);
   const { code } = await createLinking({
@@ -76,7 +63,7 @@ it("is off by default: a bare /start is refused, an invite code links", async ()
     clock,
   }).invite(owner.id);
   const una: TestUser = { id: 5151, first_name: "Una", username: "una" };
-  telegram.addChat(una);
+  suite.telegram.addChat(una);
   await withApp(config, async () => {
     expect(await say(una, "/start")).toContain("/link CODE");
     expect(await findUserByIdentity(db, "telegram", "5151")).toBeUndefined();
@@ -89,11 +76,11 @@ it("access.self_signup: true lets a stranger's /start create a UTC user", async 
   const config = configWith("access:\n  self_signup: true\n");
   expect(config.access.selfSignup).toBe(true);
   const vic: TestUser = { id: 6161, first_name: "Vic", username: "vic_h" };
-  telegram.addChat(vic);
+  suite.telegram.addChat(vic);
   await withApp(config, async () => {
     expect(await say(vic, "/start")).toContain("You're linked as vic_h.");
   });
-  const account = await findUserByIdentity(database.open.db, "telegram", "6161");
+  const account = await findUserByIdentity(suite.database.open.db, "telegram", "6161");
   expect(account?.user).toMatchObject({ name: "vic_h", timeZone: "UTC" });
 });
 

@@ -14,34 +14,20 @@ import { loadConfig } from "../src/config/config.ts";
 import { fixedClock, systemClock } from "../src/core/clock.ts";
 import { silentLogger } from "../src/logger.ts";
 import { StartError } from "../src/runtime/start-error.ts";
+import { appSuite } from "./helpers/app-suite.ts";
 import { createTestDatabase, createTestUser, type TestDatabase } from "./helpers/database.ts";
-import { type OllamaTestServer, startOllamaServer } from "./servers/ollama-server.ts";
-import { startTelegramServer, type TelegramTestServer } from "./servers/telegram-server.ts";
 
-let database: TestDatabase;
-let ollama: OllamaTestServer;
-let telegram: TelegramTestServer;
-
-beforeAll(async () => {
-  database = await createTestDatabase("pglite");
-  ollama = await startOllamaServer({ models: { "qwen2.5:7b": {} } });
-  telegram = await startTelegramServer();
-});
-afterAll(async () => {
-  await telegram?.close();
-  await ollama?.close();
-  await database?.dispose();
-});
+const suite = appSuite();
 
 it("delivers a due morning briefing to Telegram once, built from receipts, and stops cleanly", async () => {
-  const db = database.open.db;
+  const db = suite.database.open.db;
   // 07:00:30 in London on 1 December.
   const clock = fixedClock("2026-12-01T07:00:30Z");
   const user = await createTestUser(db, { timeZone: "Europe/London" });
   await linkIdentity(db, user.id, { platform: "telegram", externalUserId: "4242", chatId: "4242" });
-  telegram.addChat({ id: 4242, first_name: "Ann" });
+  suite.telegram.addChat({ id: 4242, first_name: "Ann" });
   await createTask(db, { userId: user.id, title: "Renew passport", dueDate: "2026-12-01", priority: "high" });
-  ollama.script("qwen2.5:7b", [
+  suite.ollama.script("qwen2.5:7b", [
     {
       toolCalls: [
         { name: "list_tasks", arguments: { filter: "due_today" } },
@@ -60,9 +46,9 @@ it("delivers a due morning briefing to Telegram once, built from receipts, and s
   const config = {
     ...loadConfig(
       {
-        OLLAMA_HOST: ollama.url,
-        TELEGRAM_BOT_TOKEN: telegram.token,
-        TELEGRAM_API_ROOT: telegram.url,
+        OLLAMA_HOST: suite.ollama.url,
+        TELEGRAM_BOT_TOKEN: suite.telegram.token,
+        TELEGRAM_API_ROOT: suite.telegram.url,
         PORT: "1",
       },
       () => "",
@@ -71,7 +57,7 @@ it("delivers a due morning briefing to Telegram once, built from receipts, and s
   };
   const app = await startApp({
     db,
-    database: database.open,
+    database: suite.database.open,
     config,
     clock,
     fetch: globalThis.fetch,
@@ -82,7 +68,7 @@ it("delivers a due morning briefing to Telegram once, built from receipts, and s
     expect(app.summary.find((line) => line.includes("briefing"))).toMatch(
       /qwen2\.5:7b on default .* — ready$/,
     );
-    const post = await telegram.waitFor(() => telegram.chat(4242).botMessages()[0]);
+    const post = await suite.telegram.waitFor(() => suite.telegram.chat(4242).botMessages()[0]);
     expect(post.text).toContain("Renew passport is due today");
     expect(JSON.stringify(post.replyMarkup)).toContain("Receipts");
     const health = await fetch(`http://127.0.0.1:${app.port}/healthz`);
@@ -95,7 +81,7 @@ it("delivers a due morning briefing to Telegram once, built from receipts, and s
   const runs = await listRunsWithDeliveries(db, { userId: user.id, localDate: "2026-12-01" });
   expect(runs.map(({ run }) => [run.slot, run.state])).toEqual([["morning", "delivered"]]);
   expect(
-    telegram
+    suite.telegram
       .chat(4242)
       .botMessages()
       .filter((message) => message.text.includes("Renew passport")),
@@ -112,7 +98,7 @@ describe("starting fails fast, or starts degraded and says so", () => {
     await quiet?.dispose();
   });
   const baseConfig = (env: Record<string, string>) => ({
-    ...loadConfig({ OLLAMA_HOST: ollama.url, ...env }, () => ""),
+    ...loadConfig({ OLLAMA_HOST: suite.ollama.url, ...env }, () => ""),
     port: 0,
   });
   const deps = (config: ReturnType<typeof baseConfig>) => ({
@@ -125,7 +111,7 @@ describe("starting fails fast, or starts degraded and says so", () => {
   });
 
   it("refuses a Telegram token the API rejects, with one line and exit code 2, and leaves nothing listening", async () => {
-    const config = baseConfig({ TELEGRAM_BOT_TOKEN: "999:wrong", TELEGRAM_API_ROOT: telegram.url });
+    const config = baseConfig({ TELEGRAM_BOT_TOKEN: "999:wrong", TELEGRAM_API_ROOT: suite.telegram.url });
     const occupied = await new Promise<Server>((resolve) => {
       const server = createServer();
       server.listen(0, "127.0.0.1", () => resolve(server));
@@ -173,7 +159,7 @@ describe("starting fails fast, or starts degraded and says so", () => {
     });
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", () => resolve()));
     const silentRoot = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
-    const config = baseConfig({ TELEGRAM_BOT_TOKEN: telegram.token, TELEGRAM_API_ROOT: silentRoot });
+    const config = baseConfig({ TELEGRAM_BOT_TOKEN: suite.telegram.token, TELEGRAM_API_ROOT: silentRoot });
     const app = await startApp(deps(config), { platformTimeoutMs: 500 });
     try {
       const line = app.summary.find((text) => text.startsWith("  telegram"));
@@ -202,7 +188,7 @@ it("keeps retrying an unreachable Telegram API in the background and connects on
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     try {
-      const upstream = await fetch(`${telegram.url}${request.url}`, {
+      const upstream = await fetch(`${suite.telegram.url}${request.url}`, {
         method: request.method ?? "GET",
         headers: { "content-type": request.headers["content-type"] ?? "application/json" },
         ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
@@ -217,7 +203,7 @@ it("keeps retrying an unreachable Telegram API in the background and connects on
   const root = `http://127.0.0.1:${(gate.address() as AddressInfo).port}`;
   const config = {
     ...loadConfig(
-      { OLLAMA_HOST: ollama.url, TELEGRAM_BOT_TOKEN: telegram.token, TELEGRAM_API_ROOT: root },
+      { OLLAMA_HOST: suite.ollama.url, TELEGRAM_BOT_TOKEN: suite.telegram.token, TELEGRAM_API_ROOT: root },
       () => "",
     ),
     port: 0,

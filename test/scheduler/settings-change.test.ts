@@ -6,30 +6,27 @@
  */
 import { and, eq } from "drizzle-orm";
 import { DateTime } from "luxon";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { briefingRuns } from "../../db/schema/index.ts";
 import { fixedClock } from "../../src/core/clock.ts";
 import { testCore } from "../core/fixture.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { describeEachDatabase } from "../helpers/database.ts";
 import type { OllamaTestServer } from "../servers/ollama-server.ts";
 import { modelFor, type Rig, startModel, startRig, telegramUser } from "./rig.ts";
 
 const MINUTE = 60_000;
 
-describe("settings changes through the scheduler", () => {
-  let testDb: TestDatabase;
+describeEachDatabase("settings changes through the scheduler", (getDb) => {
   let ollama: OllamaTestServer;
   beforeAll(async () => {
-    testDb = await createTestDatabase("pglite");
     ollama = await startModel();
   });
   afterAll(async () => {
-    await testDb?.dispose();
     await ollama?.close();
   });
 
   function setUp(start: string) {
-    const db = testDb.open.db;
+    const db = getDb();
     const clock = fixedClock(start);
     const model = modelFor(ollama);
     const rig = startRig(db, clock, model);
@@ -48,7 +45,7 @@ describe("settings changes through the scheduler", () => {
   }
 
   async function morningRuns(userId: number) {
-    return testDb.open.db
+    return getDb()
       .select()
       .from(briefingRuns)
       .where(and(eq(briefingRuns.userId, userId), eq(briefingRuns.slot, "morning")));
