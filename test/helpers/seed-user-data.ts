@@ -4,6 +4,7 @@
  * (weather at the user's place, a handled platform event), which must outlive any one user.
  */
 import { randomBytes } from "node:crypto";
+import { expect } from "vitest";
 import type { Database } from "../../db/client.ts";
 import {
   briefingRuns,
@@ -32,6 +33,8 @@ import { createTestUser } from "./database.ts";
 export interface SeededUser {
   user: User;
   marker: string;
+  /** The secret part of the subscription addresses. */
+  token: string;
   /** The calendar and feed addresses, whose tokens an export must not show unless asked. */
   calendarSource: string;
   feedUrl: string;
@@ -182,5 +185,32 @@ export async function seedUserData(
     .insert(processedEvents)
     .values({ platform: "slack", eventId: `Ev-${marker}` })
     .onConflictDoNothing();
-  return { user, marker, calendarSource, feedUrl, runId: run.id };
+  return { user, marker, token, calendarSource, feedUrl, runId: run.id };
+}
+
+/** An export as a reader of its JSON sees it: the parts every export path checks. */
+export interface ExportedJson {
+  profile: { id: number; name: string };
+  tasks: Array<{ title: string }>;
+  runs: Array<{ receipts: Array<{ content: string }> }>;
+}
+
+/**
+ * What every export path (CLI, Telegram, Slack) promises by default: `mine`'s tasks and receipts, nothing
+ * of `other`'s, and no subscription token. Returns the parsed document for the path's own checks.
+ */
+export function expectOwnRedactedExport<T extends ExportedJson = ExportedJson>(
+  raw: string,
+  mine: SeededUser,
+  other: SeededUser,
+): T {
+  expect(raw).not.toContain(other.marker);
+  expect(raw).not.toContain(mine.token);
+  const document = JSON.parse(raw) as T;
+  expect(document.profile).toMatchObject({ id: mine.user.id, name: mine.user.name });
+  expect(document.tasks.map((task) => task.title)).toEqual([`task ${mine.marker}`]);
+  expect(document.runs.flatMap((run) => run.receipts.map((receipt) => receipt.content)).join()).toContain(
+    `receipt ${mine.marker}`,
+  );
+  return document;
 }

@@ -14,15 +14,9 @@ import { getUser } from "../../../db/queries/users.ts";
 import { createUserData } from "../../../db/stores/index.ts";
 import { START } from "../../core/fixture.ts";
 import { describeEachDatabase } from "../../helpers/database.ts";
-import { seedUserData } from "../../helpers/seed-user-data.ts";
+import { expectOwnRedactedExport, seedUserData } from "../../helpers/seed-user-data.ts";
 import type { PostedMessage } from "../../servers/slack-server.ts";
 import { directMessage, linkedSlackUser, nextEventId, slackSuite } from "./harness.ts";
-
-interface Exported {
-  profile: { id: number };
-  tasks: Array<{ title: string }>;
-  runs: Array<{ receipts: Array<{ content: string }> }>;
-}
 
 /** The token both buttons of a forget question carry. */
 function tokenOf(post: PostedMessage): string {
@@ -59,15 +53,7 @@ describeEachDatabase("slack /export and /forget", (getDb) => {
     const file = await suite.slack.waitForFile((candidate) => candidate.channel === dm);
     expect(file.filename).toMatch(/^briefbot-[\w.@-]+-\d{4}-\d{2}-\d{2}\.json$/);
     expect(file.initialComment).toContain("as JSON");
-    const raw = file.bytes?.toString("utf8") ?? "";
-    expect(raw).not.toContain(bob.marker);
-    expect(raw).not.toContain(`tok_${ann.marker}_secret`);
-    const document = JSON.parse(raw) as Exported;
-    expect(document.profile.id).toBe(user.id);
-    expect(document.tasks.map((task) => task.title)).toEqual([`task ${ann.marker}`]);
-    expect(document.runs.flatMap((run) => run.receipts.map((receipt) => receipt.content)).join()).toContain(
-      `receipt ${ann.marker}`,
-    );
+    expectOwnRedactedExport(file.bytes?.toString("utf8") ?? "", ann, bob);
     expect(suite.slack.callsTo("files.getUploadURLExternal").length).toBeGreaterThan(0);
   });
 
