@@ -40,3 +40,24 @@ describe("architecture", () => {
     expect(readers).toEqual(["src/cli/main.ts"]);
   });
 });
+
+describe("a repository that stands alone", () => {
+  it("reads no file outside the repository: fixtures live in test/fixtures/", () => {
+    // The team's shared folder sits beside this checkout on our machines only; a clone elsewhere has none.
+    const readsOutside = ["test", "bench", "tools", "src", "db", "bots"]
+      .flatMap(sourcesUnder)
+      .filter(({ code }) => /(\.\.\/)+shared\b|["'`]\/work\//.test(code))
+      .map(({ file }) => file);
+    expect(readsOutside).toEqual([]);
+  });
+
+  it("keeps the provenance and licences of every real-world fixture beside them", () => {
+    const folder = join(root, "test/fixtures/real-world");
+    const sources = readFileSync(join(folder, "SOURCES.md"), "utf8");
+    const files = ["ics", "feeds"].flatMap((kind) =>
+      readdirSync(join(folder, kind)).map((name) => `${kind}/${name}`),
+    );
+    expect(files.length).toBeGreaterThan(25);
+    for (const file of files) expect(sources, `${file} has no entry in SOURCES.md`).toContain(`\`${file}\``);
+  });
+});

@@ -12,7 +12,7 @@
  * time and in order, while other chats go on; errors in one update are logged and never stop the bot.
  */
 import { autoRetry } from "@grammyjs/auto-retry";
-import { type RunnerHandle, run, sequentialize } from "@grammyjs/runner";
+import { sequentialize } from "@grammyjs/runner";
 import { Api, type ApiClientOptions, Bot, type Context, type MiddlewareFn } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import {
@@ -31,6 +31,7 @@ import {
 import { accessGate } from "./access.ts";
 import { type BotContext, createHandlers } from "./handlers.ts";
 import { linkingGate } from "./linking.ts";
+import { createPoller, type Poller, type UpdateKind } from "./polling.ts";
 import { COMMANDS } from "./render.ts";
 import { createTelegramSender } from "./sender.ts";
 import { createSettingsHandlers } from "./settings.ts";
@@ -98,6 +99,8 @@ export interface TelegramBot {
   start(): Promise<void>;
   /** Stops polling and waits for updates being handled. */
   stop(): Promise<void>;
+  /** Long polling mode only: the one poller, for the link that keeps it alive. */
+  poller?: Poller;
   /** Resolves when no update is being handled (tests). */
   idle(): Promise<void>;
   /**
@@ -107,7 +110,7 @@ export interface TelegramBot {
   webhookHandler?: WebhookHandler;
 }
 
-const ALLOWED_UPDATES = ["message", "callback_query"] as const;
+const ALLOWED_UPDATES: readonly UpdateKind[] = ["message", "callback_query"];
 /** grammY answers a webhook within this; our handlers run detached, so it is only a backstop. */
 const WEBHOOK_TIMEOUT_MS = 9_000;
 /** grammY's own deadline for an outbox call (its default is 500 s); the transport's is shorter still. */
@@ -149,9 +152,17 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
   );
 
   const webhookMode = config.webhookUrl !== undefined;
+  const poller = webhookMode
+    ? undefined
+    : createPoller(bot, {
+        allowedUpdates: ALLOWED_UPDATES,
+        onConfirmFailed: (error) =>
+          logger.warn({ error: describe(error) }, "telegram: could not confirm the handled updates"),
+      });
   const inFlight = new Set<Promise<void>>();
   const logFailure = (update: number, error: unknown) =>
     logger.error({ updateId: update, error: describe(error) }, "telegram update failed");
+  if (poller) bot.use(poller.track);
   bot.use(trackWork(inFlight, webhookMode, logFailure));
   // One chat's updates in order (a reply waits for the /brief before it); other chats go on meanwhile.
   bot.use(sequentialize(chatOf));
@@ -177,7 +188,6 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
       })
     : undefined;
 
-  let runner: RunnerHandle | undefined;
   const idle = async () => {
     while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
   };
@@ -192,6 +202,7 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
       pacer: transports?.pacer,
     }),
     ...(webhookHandler ? { webhookHandler } : {}),
+    ...(poller ? { poller } : {}),
     async start() {
       await bot.init();
       await registerCommands();
@@ -205,17 +216,11 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
       }
       // Polling and a webhook exclude each other: a webhook left from an earlier run is removed first.
       await bot.api.deleteWebhook();
-      runner = run(bot, {
-        runner: { fetch: { allowed_updates: [...ALLOWED_UPDATES] }, silent: true },
-      });
-      runner.task()?.catch((error: unknown) => {
-        logger.error({ error: describe(error) }, "telegram polling stopped");
-      });
+      await poller?.start();
       logger.info({ username: bot.botInfo.username, mode: "polling" }, "telegram bot started");
     },
     async stop() {
-      if (runner?.isRunning()) await runner.stop();
-      runner = undefined;
+      await poller?.stop();
       await idle();
     },
     idle,

@@ -5,7 +5,7 @@
  * an API that does not answer lets the bot start degraded — the start-up summary says so, `/healthz` is
  * 503 — while this keeps trying with backoff and starts polling (or sets the webhook) once it answers.
  * After start, every API call's outcome updates the status, and a polling loop that grammY gave up on
- * (401, 409 from a second instance) is restarted with backoff.
+ * (401, 409 from another process) is restarted with backoff, the old runner stopped first: one poller, ever.
  */
 import { GrammyError, HttpError } from "grammy";
 import type { TelegramBot } from "../../bots/telegram/index.ts";
@@ -33,14 +33,15 @@ export interface TelegramLinkOptions {
   connectTimeoutMs?: number;
   /** Longest pause between reconnection attempts. Default 60 s. */
   maxBackoffMs?: number;
-  /** How often a running polling loop (or, in webhook mode, the API) is checked. Default 5 s / 60 s. */
+  /** Webhook mode: how often the API is called to keep health true. Default 60 s. */
   checkEveryMs?: number;
 }
 
 export function linkTelegram(telegram: TelegramBot, options: TelegramLinkOptions): PlatformLink {
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  const maxBackoffMs = options.maxBackoffMs ?? 60_000;
   const webhookMode = telegram.webhookHandler !== undefined;
-  const checkEveryMs = options.checkEveryMs ?? (webhookMode ? 60_000 : 5_000);
+  const checkEveryMs = options.checkEveryMs ?? 60_000;
   const host = hostOf(options.apiRoot);
   const status = createComponentStatus("telegram", { clock: options.clock, logger: options.logger });
   const stopping = new AbortController();
@@ -48,7 +49,10 @@ export function linkTelegram(telegram: TelegramBot, options: TelegramLinkOptions
   /** Until the first start, `connect` and the reconnect loop report; afterwards every API call does. */
   let everStarted = false;
   let reconnecting: Promise<void> | undefined;
+  let restarting: Promise<void> | undefined;
   let watchdog: NodeJS.Timeout | undefined;
+  const poller = telegram.poller;
+  const supervisor = poller ? superviseOf(poller) : undefined;
 
   // Every API call reports on the connection: an answer means reachable, a network failure or a 5xx not.
   telegram.bot.api.config.use(async (previous, method, payload, signal) => {
@@ -56,20 +60,73 @@ export function linkTelegram(telegram: TelegramBot, options: TelegramLinkOptions
     try {
       const result = await previous(method, payload, signal);
       if (result.ok) {
-        if (running) status.up(webhookMode ? "webhook" : "polling");
+        if (method === "getUpdates" && isLongPoll(payload)) supervisor?.answered();
+        if (running && !supervisor?.inConflict()) status.up(webhookMode ? "webhook" : "polling");
       } else if (result.error_code === 401) {
         status.down("unauthorized", `${method}: ${result.description}`, "error");
       } else if (result.error_code >= 500) {
         status.down("unreachable", `${method}: ${result.error_code} ${result.description}`);
-      } else if (result.error_code === 409 && method === "getUpdates") {
-        status.down("conflict", result.description, "error");
       }
+      // A 409 on getUpdates ends the runner; the supervisor says so once it has.
       return result;
     } catch (error) {
       if (!stopping.signal.aborted) status.down("unreachable", `${method}: ${describe(error)}`);
       throw error;
     }
   });
+
+  /**
+   * Keeps the one runner alive. The runner retries network failures and 5xx itself and gives up only on
+   * 401 and 409; each time it gives up, this restarts it after a back-off (1 s doubling to the cap) that
+   * resets once a poll comes back answered. Since this process never runs two pollers, a 409 means another
+   * process polls the same token: `conflict`, logged once, until one of our polls is answered again.
+   */
+  function superviseOf(current: NonNullable<TelegramBot["poller"]>) {
+    let failures = 0;
+    let conflict = false;
+
+    function follow(): void {
+      current.ended().then(
+        () => onEnded(undefined),
+        (error: unknown) => onEnded(error),
+      );
+    }
+
+    function onEnded(error: unknown): void {
+      if (stopping.signal.aborted || !running) return;
+      if (isConflict(error)) {
+        status.down("conflict", `another process polls this bot token: ${describe(error)}`, "error");
+        conflict = true;
+      } else if (isUnauthorized(error)) {
+        status.down("unauthorized", describe(error), "error");
+      } else {
+        status.down("stopped", error === undefined ? "polling stopped" : describe(error), "error");
+      }
+      const delay = backoffDelay(failures, { maxMs: maxBackoffMs });
+      failures += 1;
+      restarting = (async () => {
+        if (!(await pause(delay, stopping.signal))) return;
+        await current.start();
+        follow();
+      })()
+        .catch((restartError: unknown) => {
+          status.down("stopped", `polling could not restart: ${describe(restartError)}`, "error");
+        })
+        .finally(() => {
+          restarting = undefined;
+        });
+    }
+
+    return {
+      follow,
+      /** A poll came back answered: Telegram gave us, and nobody else, this stretch of updates. */
+      answered(): void {
+        failures = 0;
+        conflict = false;
+      },
+      inConflict: () => conflict,
+    };
+  }
 
   /** getMe, then start polling or set the webhook. Resolves when running; rejects as grammY does. */
   async function startOnce(signal: AbortSignal): Promise<void> {
@@ -79,6 +136,7 @@ export function linkTelegram(telegram: TelegramBot, options: TelegramLinkOptions
     running = true;
     everStarted = true;
     status.up(webhookMode ? "webhook" : "polling");
+    supervisor?.follow();
   }
 
   function reconnectInBackground(): void {
@@ -86,7 +144,7 @@ export function linkTelegram(telegram: TelegramBot, options: TelegramLinkOptions
     running = false;
     reconnecting = (async () => {
       for (let attempt = 0; !stopping.signal.aborted; attempt += 1) {
-        if (!(await pause(backoffDelay(attempt, { maxMs: options.maxBackoffMs }), stopping.signal))) return;
+        if (!(await pause(backoffDelay(attempt, { maxMs: maxBackoffMs }), stopping.signal))) return;
         try {
           await startOnce(AbortSignal.any([stopping.signal, AbortSignal.timeout(connectTimeoutMs)]));
           return;
@@ -105,17 +163,11 @@ export function linkTelegram(telegram: TelegramBot, options: TelegramLinkOptions
     });
   }
 
-  function watch(): void {
+  /** Webhook mode: Telegram pushes, so nothing fails on its own; an API call now and then keeps health true. */
+  function watchWebhook(): void {
+    if (!webhookMode) return;
     watchdog = setInterval(() => {
-      if (!running || reconnecting) return;
-      if (!webhookMode && !telegram.bot.isRunning()) {
-        // grammY stops polling for good on 401 and 409; anything else it retries itself.
-        const reason = status.health().error ?? "polling stopped";
-        status.down(status.health().ok ? "stopped" : status.health().state, reason, "error");
-        reconnectInBackground();
-      } else if (webhookMode) {
-        telegram.bot.api.getWebhookInfo().catch(() => {});
-      }
+      if (running && !reconnecting) telegram.bot.api.getWebhookInfo().catch(() => {});
     }, checkEveryMs);
     watchdog.unref();
   }
@@ -131,7 +183,7 @@ export function linkTelegram(telegram: TelegramBot, options: TelegramLinkOptions
       });
       try {
         const outcome = await Promise.race([started.then(() => "started" as const), timedOut]);
-        watch();
+        watchWebhook();
         if (outcome === "started") return { connected: true };
         // getMe answered but polling (or setWebhook) has not come up yet; it goes on in the background.
         const reason = `no answer from ${host} within ${Math.round(connectTimeoutMs / 1000)} s`;
@@ -148,7 +200,7 @@ export function linkTelegram(telegram: TelegramBot, options: TelegramLinkOptions
         }
         const reason = `cannot reach ${host}: ${describe(error)}`;
         status.down("unreachable", reason);
-        watch();
+        watchWebhook();
         reconnectInBackground();
         return { connected: false, reason };
       } finally {
@@ -158,9 +210,19 @@ export function linkTelegram(telegram: TelegramBot, options: TelegramLinkOptions
     async stop() {
       stopping.abort();
       clearInterval(watchdog);
-      await reconnecting;
+      await Promise.allSettled([reconnecting, restarting]);
     },
   };
+}
+
+/** The runner's polls wait; the poller's offset confirmation on stop does not, and proves nothing. */
+function isLongPoll(payload: unknown): boolean {
+  const timeout = (payload as { timeout?: unknown } | undefined)?.timeout;
+  return typeof timeout === "number" && timeout > 0;
+}
+
+function isConflict(error: unknown): boolean {
+  return error instanceof GrammyError && error.error_code === 409;
 }
 
 function isUnauthorized(error: unknown): boolean {

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 
 /**
- * The team's real-world fixtures live in `shared/` beside this repository (as in CI, which lays a copy of
- * `shared/` next to the clone it tests).
+ * Real iCalendar exports and feeds from public test corpora, copied into the repository with their
+ * provenance and licences (`test/fixtures/real-world/SOURCES.md`), so a clone anywhere runs every test.
  */
-export const REAL_WORLD_FIXTURES = join(import.meta.dirname, "../../../shared/fixtures/real-world");
+export const REAL_WORLD_FIXTURES = join(import.meta.dirname, "../fixtures/real-world");

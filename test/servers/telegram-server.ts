@@ -16,8 +16,10 @@
  * - `/bot<token>/<method>` (method case-insensitive), parameters from the query string, JSON or urlencoded
  *   bodies; nested objects may be objects or JSON strings. Envelopes `{ok,result}` / `{ok:false,error_code,
  *   description,parameters}` with HTTP status = error_code. Wrong token → 401, unknown method → 404.
- * - getUpdates long polls with offset/timeout; a newer poll ends the older with 409. `setWebhook` switches to
- *   push mode (POSTs updates with `X-Telegram-Bot-Api-Secret-Token`) and makes getUpdates answer 409.
+ * - getUpdates long polls with offset/timeout; a newer poll ends the older with 409, as Telegram does, and
+ *   {@link TelegramTestServer.pollStats} counts each such overlap (a poll still open when a newer one came),
+ *   by client: the bot, or {@link TelegramTestServer.intrude}'s stand-in for another process polling the
+ *   same token. `setWebhook` switches to push mode (POSTs updates with `X-Telegram-Bot-Api-Secret-Token`) and makes getUpdates answer 409.
  * - sendMessage validates length (4096 characters of parsed text), HTML entities, callback_data (≤ 64 bytes)
  *   and reply_parameters; message ids increase per chat, shared by user and bot messages.
  * - sendDocument takes a multipart/form-data upload (the file as its own part, named by `attach://<part>` or
@@ -188,6 +190,12 @@ export interface TelegramTestServer {
   chatActions: Array<{ chatId: number; action: string }>;
   commands: unknown[];
   webhook(): { url: string; secretToken: string | undefined } | undefined;
+  pollStats(): PollStats;
+  /**
+   * Another process polling the same token, over real HTTP: `polls` long polls one after another, each
+   * restarted a second after Telegram ended it with 409, as a second bot instance would. Resolves when done.
+   */
+  intrude(options: { polls: number; timeoutSeconds?: number }): Promise<void>;
   /** Makes a chat known (sends to unknown chats fail with "chat not found"). */
   addChat(user: TestUser): void;
   /** A user writes to the bot; `/commands` get `bot_command` entities. */
@@ -253,6 +261,29 @@ interface PendingPoll {
   response: ServerResponse;
   limit: number;
   timer: NodeJS.Timeout;
+  /** Who polls: "bot", or what an `x-test-client` header names (the intruder). */
+  client: string;
+  /** The client went away (it aborted the request): nothing it could be told arrives any more. */
+  gone: boolean;
+}
+
+/** Two long polls of one token open at once: the older is ended with 409. */
+export interface PollOverlap {
+  older: string;
+  newer: string;
+  at: number;
+}
+
+export interface PollStats {
+  /** getUpdates calls that waited (long polls). */
+  polls: number;
+  /** A newer poll arrived while an older one was still open, by anyone. */
+  overlaps: number;
+  log: PollOverlap[];
+  /** Overlaps in which both polls came from `client`. */
+  overlapsWithin(client: string): number;
+  /** Whether a long poll is open now. */
+  held: boolean;
 }
 
 export async function startTelegramServer(options: TelegramServerOptions = {}): Promise<TelegramTestServer> {
@@ -279,6 +310,8 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
   let nextUpdateId = 1000;
   let confirmedBelow = 0;
   let poll: PendingPoll | undefined;
+  let longPolls = 0;
+  const overlapLog: PollOverlap[] = [];
   let rateLimits: RateLimits | undefined;
   const sendLog: Array<{ chatId: number; at: number }> = [];
   /** Scope ("global" or "chat:<id>") → `performance.now()` until which the last 429 closed it. */
@@ -343,6 +376,25 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
     poll = undefined;
     clearTimeout(timer);
     sendResult(response, ready.slice(0, limit));
+  };
+
+  /**
+   * Telegram ends the older of two polls with 409. A client that already aborted its poll (the bot stopping
+   * its runner) may have its close arrive a moment after the newer request: that is no overlap, so the
+   * verdict waits for the close to land.
+   */
+  const endOlderPoll = (older: PendingPoll, newer: string) => {
+    setTimeout(() => {
+      if (older.gone || older.response.writableEnded) return;
+      overlapLog.push({ older: older.client, newer, at: Date.now() });
+      sendError(
+        older.response,
+        new ApiError(
+          409,
+          "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
+        ),
+      );
+    }, 20);
   };
 
   const confirm = (offset: number) => {
@@ -479,6 +531,8 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
       has_main_web_app: false,
     }),
     getupdates: (params, response) => {
+      const header = response.req.headers["x-test-client"];
+      const client = typeof header === "string" ? header : "bot";
       if (webhook) {
         throw new ApiError(
           409,
@@ -498,24 +552,21 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
         const older = poll;
         poll = undefined;
         clearTimeout(older.timer);
-        sendError(
-          older.response,
-          new ApiError(
-            409,
-            "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
-          ),
-        );
+        endOlderPoll(older, client);
       }
       const ready = pending();
       if (ready.length > 0 || timeout === 0) return ready.slice(0, limit);
+      longPolls += 1;
       const timer = setTimeout(() => {
         if (poll?.response === response) {
           poll = undefined;
           sendResult(response, []);
         }
       }, timeout * 1000);
-      poll = { response, limit, timer };
+      const held: PendingPoll = { response, limit, timer, client, gone: false };
+      poll = held;
       response.on("close", () => {
+        if (!response.writableFinished) held.gone = true;
         if (poll?.response === response) {
           clearTimeout(poll.timer);
           poll = undefined;
@@ -840,6 +891,25 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
     chatActions,
     commands,
     webhook: () => webhook,
+    pollStats: () => ({
+      polls: longPolls,
+      overlaps: overlapLog.length,
+      log: [...overlapLog],
+      overlapsWithin: (client) =>
+        overlapLog.filter((overlap) => overlap.older === client && overlap.newer === client).length,
+      held: poll !== undefined && !poll.gone,
+    }),
+    async intrude({ polls, timeoutSeconds = 30 }) {
+      for (let index = 0; index < polls && !closed; index += 1) {
+        const response = await fetch(`${listening.url}/bot${token}/getUpdates`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-test-client": "intruder" },
+          body: JSON.stringify({ timeout: timeoutSeconds }),
+        }).catch(() => undefined);
+        await response?.text();
+        if (index + 1 < polls) await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
+    },
     addChat(user) {
       chatFor(userFor(user));
     },
