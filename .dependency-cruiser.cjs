@@ -90,6 +90,16 @@ module.exports = {
       to: { path: "^src/scheduler/" },
     },
     {
+      name: "scheduler-delivery-server-use-ports-not-the-database",
+      comment:
+        "The scheduler, the outbox and the HTTP server change runs and read counts only through ports the " +
+        "composition root hands them (RunLifecycle, RunQueue, MetricsReadings…): a query or a table imported " +
+        "here would be a second writer of an aggregate the lifecycle owns (issue 25).",
+      severity: "error",
+      from: { path: "^src/(scheduler|delivery|server)/" },
+      to: { path: "^db/" },
+    },
+    {
       name: "core-has-no-cycles",
       comment:
         "A cycle inside the core means two modules cannot be understood or tested apart; the core stays a " +

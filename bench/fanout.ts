@@ -1,6 +1,6 @@
 /**
  * The morning rush: 1,000 users due at the same minute, through the real scheduler (claims in PGlite), the
- * real model router and pool, the real delivery worker, pacer and flood gate, and the real Telegram
+ * real model router and pool, the real outbox and flood gate, and the real Telegram
  * adapter (grammY, over the send transports the app uses) against the Telegram test server with its rate
  * limits ON (30 messages/s overall, 1/s per chat) and network faults injected. Three layouts side by side:
  * one endpoint for everything; two endpoints with briefings spread over both; two endpoints with a
@@ -21,9 +21,8 @@ import { inArray } from "drizzle-orm";
 import postgres from "postgres";
 import { createTelegramBot } from "../bots/telegram/index.ts";
 import { type OpenDatabase, openDatabase } from "../db/client.ts";
-import { finishRun, startClaimedRun } from "../db/queries/runs.ts";
 import { briefingRuns, deliveries, identities, users } from "../db/schema/index.ts";
-import { createPlatformState } from "../db/stores/index.ts";
+import { createDbPorts, createPlatformState } from "../db/stores/index.ts";
 import {
   type ModelRoutesFileInput,
   ModelRoutesFileSchema,
@@ -33,9 +32,8 @@ import type { Assistant, PlatformSender } from "../src/core/assistant.ts";
 import type { Clock } from "../src/core/clock.ts";
 import type { ChatMessage } from "../src/core/model.ts";
 import type { DeliveryOutcome } from "../src/delivery/hooks.ts";
-import { TELEGRAM_LIMITS } from "../src/delivery/pacer.ts";
-import { createTelegramTransports } from "../src/delivery/platform-transports.ts";
-import { createDeliveryWorker } from "../src/delivery/worker.ts";
+import { createOutbox } from "../src/delivery/outbox.ts";
+import { createTelegramTransports, TELEGRAM_PACE } from "../src/delivery/platform-transports.ts";
 import { createModelClient, type ModelRouter } from "../src/models/index.ts";
 import { type BriefingGenerator, createScheduler } from "../src/scheduler/scheduler.ts";
 import { telegramConfigFor } from "../test/bots/telegram/harness.ts";
@@ -118,7 +116,7 @@ export async function runFanoutBench(options: FanoutOptions = {}): Promise<Bench
     `injected into sendMessage: a connection reset before the body every ${FAULTS.resetBeforeBodyEvery}th call, an answer ` +
       `lost after posting every ${FAULTS.answerLostEvery}th, a global 429 (retry_after ${FAULTS.globalFloodSeconds}) at the ` +
       `${FAULTS.globalFloodAt}th; every 10th briefing needs 2 messages (its 2nd meets the per-chat limit)`,
-    `ideal = max(model work on the endpoints briefings may use (their chats included) ÷ those endpoints, messages ÷ ${TELEGRAM_LIMITS.globalPerSecond}/s + the injected ` +
+    `ideal = max(model work on the endpoints briefings may use (their chats included) ÷ those endpoints, messages ÷ ${TELEGRAM_PACE.outboxPerSecond}/s + the injected ` +
       "global pause); chat ratio = median chat latency during the rush ÷ idle",
     `database: ${results[0]?.database ?? "?"}; machine load average ${load} (1/5/15 min) on this 2-core machine at the start`,
   ];
@@ -224,8 +222,12 @@ async function rush(layout: Layout, count: number): Promise<RushResult> {
     const router = createModelClient({ routes: routesFor(layout, gpu0.url, gpu1.url) });
     const briefingEndpoints = router.stats().length === 1 || layout.includes("dedicated") ? 1 : 2;
     const turns = new Map<number, string[]>();
-    const runner: BriefingGenerator = async ({ user, runId, localDate }) => {
-      await startClaimedRun(db, runId, clock.now());
+    const owner = "fanout-bench";
+    const ports = createDbPorts(db);
+    await ports.leases.acquire(`process:${owner}`, owner, 3_600_000, clock.now());
+    const runner: BriefingGenerator = async ({ user, runId, slot }) => {
+      const run = await ports.lifecycle.start(runId, user.id, owner, clock.now());
+      if (!run) throw new Error(`run ${runId} was not claimed by the bench`);
       const opening: ChatMessage[] = [
         {
           role: "system",
@@ -243,9 +245,9 @@ async function rush(layout: Layout, count: number): Promise<RushResult> {
         ],
       });
       turns.set(runId, [toolTurn.endpoint, prose.endpoint]);
-      await finishRun(
-        db,
+      await ports.lifecycle.finish(
         runId,
+        owner,
         {
           mode: "agentic",
           route: "briefing",
@@ -258,20 +260,23 @@ async function rush(layout: Layout, count: number): Promise<RushResult> {
           timings: { modelMs: Math.round(prose.durationMs), queueWaitMs: Math.round(prose.queueWaitMs) },
           grounding: null,
           prose: prose.content,
+          checks: [],
           reason: null,
         },
         clock.now(),
       );
-      // Handed to the outbox as the real runner hands it over.
       return {
         runId,
         userId: user.id,
-        slot: "morning",
-        localDate,
+        slot,
+        localDate: run.localDate,
         prose: prose.content,
         checks: [],
         statusRow: "",
         mode: "agentic",
+        receipts: [],
+        grounding: null,
+        timings: {},
       };
     };
 
@@ -298,15 +303,17 @@ async function rush(layout: Layout, count: number): Promise<RushResult> {
         }),
     };
     const outcomes: Record<DeliveryOutcome, number> = { sent: 0, not_sent: 0, unknown: 0, refused: 0 };
-    const worker = createDeliveryWorker({
-      db,
+    const worker = createOutbox({
+      ports,
       clock,
+      owner,
       senders: [timed],
       observer: { deliveryAttempt: (_platform, _seconds, outcome) => (outcomes[outcome] += 1) },
     });
     let lastGeneratedAt = 0;
     const scheduler = createScheduler({
-      db,
+      ports,
+      owner,
       clock,
       runner: async (request) => {
         const generated = await runner(request);
@@ -406,7 +413,7 @@ async function rush(layout: Layout, count: number): Promise<RushResult> {
       makespanMs: doneAt - tickAt,
       generationMs: lastGeneratedAt - tickAt,
       modelWorkMs,
-      sendFloorMs: (messages / TELEGRAM_LIMITS.globalPerSecond) * 1000 + FAULTS.globalFloodSeconds * 1000,
+      sendFloorMs: (messages / TELEGRAM_PACE.outboxPerSecond) * 1000 + FAULTS.globalFloodSeconds * 1000,
       requestsPerEndpoint,
       affinityKept: turns.size > 0 ? kept / turns.size : 0,
       delivered: runs.filter((run) => run.state === "delivered").length,

@@ -6,27 +6,27 @@ import type { SlackApp } from "../bots/slack/index.ts";
 import type { TelegramBot } from "../bots/telegram/index.ts";
 import type { Database, OpenDatabase } from "../db/client.ts";
 import { expirePendingActions } from "../db/queries/pending-actions.ts";
-import { rollUpOldRuns } from "../db/queries/retention.ts";
-import { createPlatformState } from "../db/stores/index.ts";
+import { createMetricsReadings, createPlatformState } from "../db/stores/index.ts";
 import { buildCore } from "./build-core.ts";
 import type { Config } from "./config/config.ts";
 import type { Assistant, PlatformSender } from "./core/assistant.ts";
 import type { Clock } from "./core/clock.ts";
 import type { Linking } from "./core/linking/linking.ts";
-import type { PlatformState } from "./core/ports.ts";
+import type { PlatformState, Ports } from "./core/ports.ts";
 import type { Settings } from "./core/settings/index.ts";
 import type { UserDataService } from "./core/user-data/index.ts";
 import type { DeliveryObserver } from "./delivery/hooks.ts";
+import { createOutbox as createOutboxOver, type Outbox } from "./delivery/outbox.ts";
 import {
   createSlackTransports,
   createTelegramTransports,
   type PlatformTransports,
 } from "./delivery/platform-transports.ts";
-import { createDeliveryWorker, type DeliveryWorker } from "./delivery/worker.ts";
 import type { Logger } from "./logger.ts";
 import { createModelClient } from "./models/index.ts";
 import { watchDatabase } from "./runtime/database-watch.ts";
 import { watchModelEndpoints } from "./runtime/model-endpoints.ts";
+import { holdProcessLease, newOwnerId } from "./runtime/process-lease.ts";
 import { createSlackWithin, linkSlack } from "./runtime/slack-link.ts";
 import { StartError } from "./runtime/start-error.ts";
 import { linkTelegram, type PlatformLink } from "./runtime/telegram-link.ts";
@@ -157,15 +157,18 @@ export async function createPlatforms(
   };
 }
 
-/** The delivery outbox over the configured platforms. */
+/** The delivery outbox over the configured platforms, sending as `owner`. */
 export function createOutbox(
-  deps: Omit<AppDeps, "database">,
+  deps: Pick<AppDeps, "clock" | "logger">,
+  ports: Ports,
+  owner: string,
   senders: PlatformSender[],
   observer?: DeliveryObserver,
-): DeliveryWorker {
-  return createDeliveryWorker({
-    db: deps.db,
+): Outbox {
+  return createOutboxOver({
+    ports,
     clock: deps.clock,
+    owner,
     senders,
     logger: deps.logger.child({ component: "delivery" }),
     ...(observer ? { observer } : {}),
@@ -185,13 +188,23 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
     for (const step of undo.reverse()) await step().catch(() => {});
   };
   try {
+    const owner = newOwnerId("bot");
     const core = buildCore({
       db,
       config,
       clock,
       fetch: deps.fetch,
       logger: logger.child({ component: "core" }),
+      owner,
     });
+    const processLease = await holdProcessLease(core.ports.leases, owner, {
+      clock,
+      logger: logger.child({ component: "lease" }),
+    });
+    undo.push(() => processLease.stop());
+    // One process owns the embedded database: whatever an earlier process held died with it, so the runs
+    // and sends it left are reclaimed at once instead of when its lease would have lapsed.
+    if (database.kind === "pglite") await core.ports.leases.voidOthers(owner);
     if (config.slack) progress(`checking Slack at ${config.slack.apiUrl}…`);
     const platforms = await createPlatforms(deps, core.assistant, {
       linking: core.linking,
@@ -222,7 +235,7 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
     undo.push(() => Promise.all(links.map((link) => link.stop())));
 
     const metrics = createMetrics({
-      db,
+      readings: createMetricsReadings(db),
       model: core.model,
       floodGates: platforms.floodGates,
       scheduler: {
@@ -231,9 +244,10 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
         },
       },
     });
-    const outbox = createOutbox(deps, platforms.senders, metrics);
+    const outbox = createOutbox(deps, core.ports, owner, platforms.senders, metrics);
     const scheduler = createScheduler({
-      db,
+      ports: core.ports,
+      owner,
       clock,
       deliver: outbox,
       model: core.model,
@@ -318,7 +332,7 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
         run: async () => {
           const now = clock.now();
           const expired = await expirePendingActions(db, now);
-          const { archivedRuns } = await rollUpOldRuns(db, {
+          const archivedRuns = await core.ports.lifecycle.archiveOld({
             now,
             retentionDays: config.briefing.retentionDays,
           });
@@ -375,6 +389,7 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
         await Promise.allSettled(links.map((link) => link.stop()));
         await platforms.stop();
         await http.close();
+        await processLease.stop();
       },
     };
   } catch (error) {

@@ -1,7 +1,7 @@
 /**
  * The edge's side of composition: the Ollama model client from the configured routes, the database ports
- * (with `Sources.refresh` fetching stale weather, calendars and feeds before a briefing), and the check-in
- * hook, handed to `composeCore`. The app, the CLI and the bench build the core here.
+ * (with `Sources.refresh` fetching stale weather, calendars and feeds before a briefing) and this process's
+ * name as the owner of its runs, handed to `composeCore`. The app, the CLI and the bench build the core here.
  */
 import { randomBytes } from "node:crypto";
 import type { Database } from "../db/client.ts";
@@ -13,7 +13,6 @@ import type { Logger } from "./core/logger.ts";
 import type { ModelClient } from "./core/model.ts";
 import type { Ports } from "./core/ports.ts";
 import { createModelClient, type ModelRouter } from "./models/index.ts";
-import { CHANGES_SINCE_MORNING_TOOL, changesSinceMorning } from "./scheduler/changes-since-morning.ts";
 import { createSourceRefresher, type SourceRefresherOptions } from "./sources/refresh-sources.ts";
 import { createOpenMeteoGeocoder } from "./sources/weather/geocoder.ts";
 
@@ -25,6 +24,8 @@ export interface BuildCoreOptions<MODEL extends ModelClient = ModelRouter> {
   logger: Logger;
   /** Replaces the Ollama client built from `config.models` (benches and tests with a scripted model). */
   model?: MODEL;
+  /** This process, as the owner of the runs it makes; it must hold its process lease meanwhile. */
+  owner: string;
 }
 
 export function buildCore(options: BuildCoreOptions): Core & { model: ModelRouter; ports: Ports };
@@ -58,12 +59,7 @@ export function buildCore(
     logger: options.logger,
     selfSignup: config.access.selfSignup,
     geocoder: createOpenMeteoGeocoder(options.fetch, config.openMeteo.geocodingUrl),
-    // Check-ins start from what changed since the morning, computed from receipts rather than guessed.
-    checkInContext: async (user, localDate, now) => ({
-      name: CHANGES_SINCE_MORNING_TOOL,
-      arguments: { local_date: localDate },
-      result: await changesSinceMorning(db, user.id, localDate, now),
-    }),
+    owner: options.owner,
     config: {
       receiptMaxAgeMinutes: config.briefing.receiptMaxAgeMinutes,
       retentionDays: config.briefing.retentionDays,

@@ -55,7 +55,10 @@ export async function postBriefing(
   deps: BriefingPostDeps,
   channel: string,
   message: BriefingMessage,
-  options: { resume?: PostProgress | undefined; onProgress?: (progress: PostProgress) => void } = {},
+  options: {
+    resume?: PostProgress | undefined;
+    onProgress?: (progress: PostProgress) => void | Promise<void>;
+  } = {},
 ): Promise<string> {
   const [parent, ...overflow] = briefingMessages(message);
   if (!parent) throw new Error("briefing rendered to no message");
@@ -69,7 +72,7 @@ export async function postBriefing(
     });
     if (!posted.ts) throw new Error("chat.postMessage answered without a ts");
     progress = { channel: posted.channel ?? channel, ts: posted.ts, pages: 0 };
-    options.onProgress?.(progress);
+    await options.onProgress?.(progress);
     await rememberThread(deps, message, progress);
   }
   const { ts, channel: postedChannel } = progress;
@@ -82,7 +85,7 @@ export async function postBriefing(
       blocks: page.blocks,
     });
     progress = { ...progress, pages: index + 1 };
-    options.onProgress?.(progress);
+    await options.onProgress?.(progress);
   }
   return ts;
 }
@@ -109,9 +112,6 @@ async function rememberThread(
   }
 }
 
-/** A briefing half posted when its attempt failed is resumed by a retry within the slot's window. */
-const PROGRESS_KEPT_MS = 3 * 3_600_000;
-
 /**
  * The outbox's way to Slack. A briefing goes to the configured channel (SLACK_CHANNEL) when there is one,
  * otherwise to the user's DM, opened first when the bot has none with them yet; posts to one channel wait
@@ -127,10 +127,9 @@ export function createSlackSender(
     pacer?: SendPacer | undefined;
   },
 ): PlatformSender {
-  const progress = new Map<string, { post: PostProgress; at: number }>();
   return {
     platform: "slack",
-    async deliver({ recipient, message, begin }) {
+    async deliver({ recipient, message, begin, progress, saveProgress }) {
       let channel: string;
       try {
         channel = options.channel ?? (await dmChannelOf(options, recipient));
@@ -141,28 +140,30 @@ export function createSlackSender(
           : toDeliveryError(error);
       }
       await options.pacer?.acquire(channel);
-      if (!(await begin())) return undefined;
-      await options.pacer?.beforeSend();
-      const now = options.clock.now().getTime();
-      for (const [key, entry] of progress) if (entry.at < now - PROGRESS_KEPT_MS) progress.delete(key);
-      const key = `${channel}:${message.runId}`;
+      if (!(await begin(channel))) return undefined;
       try {
+        // A briefing split over several messages that failed half-way resumes where it stopped.
         const ts = await postBriefing(options, channel, message, {
-          resume: progress.get(key)?.post,
-          onProgress: (post) => progress.set(key, { post, at: now }),
+          resume: postProgressOf(progress),
+          onProgress: (post) => saveProgress(post),
         });
-        progress.delete(key);
         return { platformMessageId: ts, target: channel };
       } catch (error) {
         if (isNetworkError(error)) {
           throw new Error(`slack network error: ${errorMessage(error)}`, { cause: error });
         }
-        const failure = toDeliveryError(error);
-        if (failure.permanent) progress.delete(key);
-        throw failure;
+        throw toDeliveryError(error);
       }
     },
   };
+}
+
+/** What an earlier attempt saved, when it has the shape `postBriefing` saves. */
+function postProgressOf(progress: unknown): PostProgress | undefined {
+  const saved = progress as Partial<PostProgress> | undefined;
+  return typeof saved?.channel === "string" && typeof saved.ts === "string" && typeof saved.pages === "number"
+    ? { channel: saved.channel, ts: saved.ts, pages: saved.pages }
+    : undefined;
 }
 
 /** The request failed on the way (no answer from Slack): the Web API client's request error. */

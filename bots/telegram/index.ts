@@ -133,23 +133,18 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
   });
   const maxRetryAttempts = options.retry?.maxAttempts ?? 3;
   const maxDelaySeconds = options.retry?.maxDelaySeconds ?? 60;
-  // Network errors are rethrown: auto-retry would retry them without bound.
+  // Chat replies have no other retry: auto-retry waits out a 429 (the flood gate holds every other request
+  // to that scope meanwhile) and retries a 5xx, a few times. Network errors are rethrown: it would retry
+  // them without bound.
   bot.api.config.use(autoRetry({ maxRetryAttempts, maxDelaySeconds, rethrowHttpErrors: true }));
 
-  // The outbox retries deliveries with its own backoff, so its API waits out rate limits only.
+  // The outbox's client never retries: whether, when and until when a delivery is retried is the outbox's
+  // retry policy alone (src/delivery/retry-policy.ts); a second policy here would resend behind its back.
   const deliveryApi = new Api(config.token, {
     apiRoot: config.apiRoot,
     timeoutSeconds: DELIVERY_TIMEOUT_SECONDS,
     ...(transports ? { fetch: asGrammyFetch(transports.deliveryFetch) } : {}),
   });
-  deliveryApi.config.use(
-    autoRetry({
-      maxRetryAttempts,
-      maxDelaySeconds,
-      rethrowHttpErrors: true,
-      rethrowInternalServerErrors: true,
-    }),
-  );
 
   const webhookMode = config.webhookUrl !== undefined;
   const poller = webhookMode

@@ -17,8 +17,8 @@ export interface PostOptions {
   keyboard?: InlineKeyboardMarkup | undefined;
   /** Pieces already posted by an earlier, interrupted attempt: skipped, their ids reused. */
   alreadySent?: number[];
-  /** Called after each piece is posted, so a retry can resume (see `alreadySent`). */
-  onPosted?: (messageIds: number[]) => void;
+  /** Called (and awaited) after each piece is posted, so a retry can resume (see `alreadySent`). */
+  onPosted?: (messageIds: number[]) => void | Promise<void>;
 }
 
 export async function postPieces(
@@ -34,13 +34,13 @@ export async function postPieces(
     if (index === 0 && options.replace !== undefined) {
       if (await editPiece(api, chatId, options.replace, piece, keyboard)) {
         ids.push(options.replace);
-        options.onPosted?.(ids);
+        await options.onPosted?.(ids);
         continue;
       }
       await api.deleteMessage(chatId, options.replace).catch(() => undefined);
     }
     ids.push(await sendPiece(api, chatId, piece, { replyTo: options.replyTo, keyboard }));
-    options.onPosted?.(ids);
+    await options.onPosted?.([...ids]);
   }
   return ids;
 }

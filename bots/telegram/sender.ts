@@ -19,9 +19,6 @@ import { postBriefing } from "./post.ts";
 import { toDeliveryError } from "./send.ts";
 import { linkToChain } from "./thread-map.ts";
 
-/** A briefing half posted when its attempt failed is resumed by a retry within the slot's window. */
-const PARTIAL_KEPT_MS = 3 * 3_600_000;
-
 export function createTelegramSender(deps: {
   api: Api;
   platformState: PlatformState;
@@ -30,38 +27,27 @@ export function createTelegramSender(deps: {
   /** Spaces the outbox's posts under Telegram's limits; without one, posts go out as they come. */
   pacer?: SendPacer | undefined;
 }): PlatformSender {
-  // A briefing split over several messages that failed half-way resumes where it stopped on the retry.
-  const partial = new Map<string, { ids: number[]; at: number }>();
-  const forgetOldPartials = (now: number) => {
-    for (const [key, entry] of partial) if (entry.at < now - PARTIAL_KEPT_MS) partial.delete(key);
-  };
-
   return {
     platform: "telegram",
-    async deliver({ recipient, message, begin }) {
+    async deliver({ recipient, message, begin, progress, saveProgress }) {
+      // The one place the chat is chosen: the account's private chat, which is its own id until it writes.
       const chatId = recipient.chatId ?? recipient.externalUserId;
       await deps.pacer?.acquire(chatId);
-      if (!(await begin())) return undefined;
-      await deps.pacer?.beforeSend();
-      const key = `${chatId}:${message.runId}`;
-      const now = deps.clock.now().getTime();
-      forgetOldPartials(now);
+      if (!(await begin(chatId))) return undefined;
       let ids: number[];
       try {
+        // A briefing split over several messages that failed half-way resumes where it stopped.
         ids = await postBriefing(deps.api, chatId, message, {
-          alreadySent: partial.get(key)?.ids ?? [],
-          onPosted: (posted) => partial.set(key, { ids: [...posted], at: now }),
+          alreadySent: postedIds(progress),
+          onPosted: (posted) => saveProgress({ messageIds: posted }),
         });
       } catch (error) {
         if (error instanceof HttpError) {
           // Whether it reached Telegram is in the chain (the transport's code, or the socket error).
           throw new Error(`telegram network error: ${networkDetail(error)}`, { cause: error });
         }
-        const failure = toDeliveryError(error);
-        if (failure.permanent) partial.delete(key);
-        throw failure;
+        throw toDeliveryError(error);
       }
-      partial.delete(key);
       try {
         await linkToChain(deps.platformState, {
           userId: message.userId,
@@ -82,6 +68,12 @@ export function createTelegramSender(deps: {
       return { platformMessageId: String(first), target: chatId };
     },
   };
+}
+
+/** The message ids an earlier attempt saved, or none. */
+function postedIds(progress: unknown): number[] {
+  const ids = (progress as { messageIds?: unknown } | undefined)?.messageIds;
+  return Array.isArray(ids) && ids.every((id) => Number.isInteger(id)) ? (ids as number[]) : [];
 }
 
 /** grammY's HttpError says only "Network request for 'sendMessage' failed!"; the fetch error says why. */

@@ -1,8 +1,8 @@
 /**
- * The scheduler's side of `briefing_runs`: claiming a (user, slot, local date) once, state changes with
- * reasons, and finding runs a restart must pick up. The runner's own writes live in `runs.ts`.
+ * Reads of `briefing_runs` for people and metrics: `briefbot runs`, a user's scheduled slots, counts by
+ * state. Every change to a run is a transition in `run-lifecycle.ts`.
  */
-import { and, desc, eq, inArray, isNotNull, lt, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
 import {
   type BriefingRun,
@@ -13,22 +13,6 @@ import {
   type SlotName,
   users,
 } from "../schema/index.ts";
-
-export interface ScheduledKey {
-  userId: number;
-  slot: SlotName;
-  localDate: string;
-}
-
-/** Keys of scheduled runs that already exist for these local dates, as "user|slot|date". */
-export async function existingScheduledKeys(db: Database, localDates: string[]): Promise<Set<string>> {
-  if (localDates.length === 0) return new Set();
-  const rows = await db
-    .select({ userId: briefingRuns.userId, slot: briefingRuns.slot, localDate: briefingRuns.localDate })
-    .from(briefingRuns)
-    .where(and(eq(briefingRuns.trigger, "schedule"), inArray(briefingRuns.localDate, localDates)));
-  return new Set(rows.map(scheduledKey));
-}
 
 /** One user's scheduled runs on these local dates (any state), as (slot, local date). */
 export async function userScheduledSlots(
@@ -49,118 +33,6 @@ export async function userScheduledSlots(
     );
 }
 
-export function scheduledKey(key: ScheduledKey): string {
-  return `${key.userId}|${key.slot}|${key.localDate}`;
-}
-
-/**
- * Claims a scheduled run, with the instant past which its briefing is not worth sending. The partial unique
- * index on (user, slot, local date) for trigger 'schedule' makes this the single point where replicas and
- * restarts meet: exactly one insert wins, the others get undefined.
- */
-export async function claimScheduledRun(
-  db: Database,
-  key: ScheduledKey & {
-    claimedBy: string;
-    now: Date;
-    notAfter: Date;
-    state?: "claimed" | "skipped";
-    reason?: string;
-  },
-): Promise<BriefingRun | undefined> {
-  const [run] = await db
-    .insert(briefingRuns)
-    .values({
-      userId: key.userId,
-      slot: key.slot,
-      localDate: key.localDate,
-      trigger: "schedule",
-      state: key.state ?? "claimed",
-      reason: key.reason ?? null,
-      claimedBy: key.claimedBy,
-      claimedAt: key.now,
-      notAfter: key.notAfter,
-      updatedAt: key.now,
-    })
-    .onConflictDoNothing()
-    .returning();
-  return run;
-}
-
-/**
- * Moves a run to `state` only if it is still in one of `from`, so two workers never both make the same
- * move. Returns the updated run, or undefined when someone else moved it first.
- */
-export async function transitionRun(
-  db: Database,
-  runId: number,
-  change: { from: RunState[]; to: RunState; now: Date; reason?: string | null; claimedBy?: string },
-): Promise<BriefingRun | undefined> {
-  const stamps: Partial<typeof briefingRuns.$inferInsert> = { state: change.to, updatedAt: change.now };
-  if (change.reason !== undefined) stamps.reason = change.reason;
-  if (change.to === "delivered") stamps.deliveredAt = change.now;
-  if (change.claimedBy !== undefined) stamps.claimedBy = change.claimedBy;
-  const [run] = await db
-    .update(briefingRuns)
-    .set(stamps)
-    .where(and(eq(briefingRuns.id, runId), inArray(briefingRuns.state, change.from)))
-    .returning();
-  return run;
-}
-
-/**
- * Takes over a run whose generation stalled (its worker died): only if nobody touched it since `before`,
- * so when two replicas try, the first update refreshes `updatedAt` and the second matches nothing.
- */
-export async function reclaimStalledRun(
-  db: Database,
-  runId: number,
-  change: { claimedBy: string; now: Date; before: Date },
-): Promise<BriefingRun | undefined> {
-  const { claimedBy, now } = change;
-  const [taken] = await db
-    .update(briefingRuns)
-    .set({
-      state: "claimed",
-      claimedBy,
-      updatedAt: now,
-      reason: "generation restarted after an interruption",
-    })
-    .where(
-      and(
-        eq(briefingRuns.id, runId),
-        inArray(briefingRuns.state, ["claimed", "generating"]),
-        lt(briefingRuns.updatedAt, change.before),
-      ),
-    )
-    .returning();
-  return taken;
-}
-
-/** Scheduled runs in these states (restart recovery). */
-export async function scheduledRunsInStates(db: Database, states: RunState[]): Promise<BriefingRun[]> {
-  return db
-    .select()
-    .from(briefingRuns)
-    .where(and(eq(briefingRuns.trigger, "schedule"), inArray(briefingRuns.state, states)))
-    .orderBy(briefingRuns.id);
-}
-
-/** Scheduled runs stuck in claimed/generating, untouched since `before`. */
-export async function stalledGenerations(db: Database, before: Date): Promise<BriefingRun[]> {
-  return db
-    .select()
-    .from(briefingRuns)
-    .where(
-      and(
-        eq(briefingRuns.trigger, "schedule"),
-        inArray(briefingRuns.state, ["claimed", "generating"]),
-        lt(briefingRuns.updatedAt, before),
-      ),
-    )
-    .orderBy(briefingRuns.id);
-}
-
 export async function countRunsByState(
   db: Database,
 ): Promise<Array<{ state: RunState; trigger: string; count: number }>> {
@@ -177,7 +49,7 @@ export interface RunListing {
   timeZone: string;
   deliveries: Array<{
     platform: string;
-    target: string;
+    target: string | null;
     state: string;
     attempts: number;
     lastError: string | null;
@@ -229,28 +101,6 @@ export async function listRunsWithDeliveries(
         sentAt: delivery.sentAt,
       })),
   }));
-}
-
-/** The user's morning briefing for a local date that produced prose (scheduled or manual), latest first. */
-export async function morningRunOf(
-  db: Database,
-  userId: number,
-  localDate: string,
-): Promise<BriefingRun | undefined> {
-  const [run] = await db
-    .select()
-    .from(briefingRuns)
-    .where(
-      and(
-        eq(briefingRuns.userId, userId),
-        eq(briefingRuns.slot, "morning"),
-        eq(briefingRuns.localDate, localDate),
-        inArray(briefingRuns.state, ["generated", "delivering", "delivered"]),
-      ),
-    )
-    .orderBy(desc(briefingRuns.id))
-    .limit(1);
-  return run;
 }
 
 /** Tool results stored so far, per tool (briefings and chat alike), for `/metrics`. */

@@ -23,7 +23,7 @@ import {
   runTriggerEnum,
   slotNameEnum,
 } from "./enums.ts";
-import { users } from "./users.ts";
+import { identities, users } from "./users.ts";
 
 export type RunState = (typeof runStateEnum.enumValues)[number];
 
@@ -71,6 +71,8 @@ export const briefingRuns = pgTable(
     timings: jsonb().$type<Record<string, number>>().notNull().default({}),
     grounding: jsonb().$type<GroundingVerdict>(),
     prose: text(),
+    /** The status row's checks ("✓ checked calendar"), fixed when the briefing is written; delivery posts them. */
+    checks: jsonb().$type<Array<{ label: string; ok: boolean }>>(),
     conversationId: integer(),
     claimedBy: text(),
     claimedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
@@ -187,8 +189,10 @@ export const deliveries = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     platform: deliveryPlatformEnum().notNull(),
-    /** Telegram chat id or Slack channel. */
-    target: text().notNull(),
+    /** The linked account it goes to; where on the platform is resolved when it is sent. */
+    identityId: integer().references(() => identities.id, { onDelete: "set null" }),
+    /** Where it was posted (Telegram chat id, Slack channel); null until it is. */
+    target: text(),
     state: deliveryStateEnum().notNull().default("pending"),
     attempts: integer().notNull().default(0),
     lastError: text(),
@@ -197,6 +201,13 @@ export const deliveries = pgTable(
     nextAttemptAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     /** Set just before a send, so a crash mid-send is known on restart. */
     sendingAt: timestamp({ withTimezone: true }),
+    /** The process sending it: when its lease lapses mid-send, nobody knows whether the post arrived. */
+    sendingBy: text(),
+    /**
+     * What a sender already posted of a briefing split over several messages (its own encoding), so a retry
+     * on any process resumes after the last part instead of posting the first again.
+     */
+    progress: jsonb().$type<unknown>(),
     sentAt: timestamp({ withTimezone: true }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },

@@ -1,4 +1,5 @@
 export * from "./briefings.ts";
+export * from "./coordination.ts";
 export * from "./enums.ts";
 export * from "./invites.ts";
 export * from "./sources.ts";

@@ -9,6 +9,7 @@ import { createInvites } from "./invites.ts";
 import { createPlatformState } from "./platform-state.ts";
 import { createReceiptLog } from "./receipts.ts";
 import { createRecords } from "./records.ts";
+import { createLeases, createRunLifecycle, createRunQueue } from "./run-lifecycle.ts";
 import { createRunStore } from "./runs.ts";
 import { createSources } from "./sources.ts";
 import { createUserData } from "./user-data.ts";
@@ -18,6 +19,9 @@ export function createDbPorts(db: Database) {
   return {
     users: createUsers(db),
     runs: createRunStore(db),
+    lifecycle: createRunLifecycle(db),
+    runQueue: createRunQueue(db),
+    leases: createLeases(db),
     receipts: createReceiptLog(db),
     conversations: createConversations(db),
     records: createRecords(db),
@@ -32,9 +36,12 @@ export function createDbPorts(db: Database) {
 export { createConfirmations } from "./confirmations.ts";
 export { createConversations } from "./conversations.ts";
 export { createInvites } from "./invites.ts";
+export { createMetricsReadings } from "./metrics.ts";
 export { createPlatformState } from "./platform-state.ts";
+export { createRateBuckets } from "./rate-buckets.ts";
 export { createReceiptLog } from "./receipts.ts";
 export { createRecords } from "./records.ts";
+export { createLeases, createRunLifecycle, createRunQueue } from "./run-lifecycle.ts";
 export { createRunStore } from "./runs.ts";
 export { createSources } from "./sources.ts";
 export { createUserData } from "./user-data.ts";

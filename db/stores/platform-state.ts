@@ -2,13 +2,19 @@
 import type { Database } from "../client.ts";
 import { findPlatformMessage, linkPlatformMessages } from "../queries/platform-messages.ts";
 import { claimEvent, pruneProcessedEvents } from "../queries/processed-events.ts";
-import { findUserByIdentity, identitiesWithoutChat, setIdentityChat } from "../queries/users.ts";
+import {
+  findUserByIdentity,
+  identitiesWithoutChat,
+  listIdentities,
+  setIdentityChat,
+} from "../queries/users.ts";
 import type { Platform } from "../schema/index.ts";
 
 export function createPlatformState(db: Database) {
   return {
     findAccount: (platform: Platform, externalUserId: string) =>
       findUserByIdentity(db, platform, externalUserId),
+    accountsOf: (userId: number) => listIdentities(db, userId),
     rememberChat: (identityId: number, chatId: string) => setIdentityChat(db, identityId, chatId),
     identitiesWithoutChat: (platform: Platform) => identitiesWithoutChat(db, platform),
     linkMessages: (link: Parameters<typeof linkPlatformMessages>[1]) => linkPlatformMessages(db, link),

@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
-import { getUser, NotFoundError } from "../queries/users.ts";
+import { getUser, listUsers, NotFoundError } from "../queries/users.ts";
 import { type NewUser, type SlotTimes, users } from "../schema/index.ts";
 
 /** What the settings may change; `slots` merges into the stored slots. */
@@ -11,6 +11,7 @@ type UserSettingsChanges = Partial<
 export function createUsers(db: Database) {
   return {
     get: (userId: number) => getUser(db, userId),
+    list: () => listUsers(db),
     async update(userId: number, changes: UserSettingsChanges) {
       const { slots, ...rest } = changes;
       // Merged in the database, so two slot changes racing each other both land.

@@ -12,16 +12,12 @@ import type {
   Receipt,
   RunMode,
   SlotName,
+  StatusCheck,
 } from "./domain.ts";
 import type { BriefingObserver } from "./events.ts";
 
-export type { Receipt } from "./domain.ts";
-
 /** One item of the status row, e.g. "✓ checked calendar". */
-export interface StatusCheck {
-  label: string;
-  ok: boolean;
-}
+export type { Receipt, StatusCheck } from "./domain.ts";
 
 /** A generated briefing, ready to show or deliver. */
 export interface BriefingMessage {
@@ -141,18 +137,24 @@ export interface DeliveryAttempt {
   recipient: Identity;
   message: BriefingMessage;
   /**
-   * The outbox's claim on this send: call it once the post's turn has come (the sender paces) and before
-   * anything is posted. False means another process holds the send: post nothing and return undefined.
+   * The outbox's claim on this send, naming where it goes (the chat or channel the sender chose): call it
+   * once the post's turn has come (the sender paces) and before anything is posted. False means another
+   * process holds the send: post nothing and return undefined.
    */
-  begin(): Promise<boolean>;
+  begin(target?: string): Promise<boolean>;
+  /**
+   * What an earlier attempt already posted of this briefing (the sender's own encoding, as it last saved
+   * it), so a retry — on this process or another — resumes after it; undefined on a first attempt.
+   */
+  progress: unknown;
+  /** Saves what is posted so far, after each part of a briefing split over several messages. */
+  saveProgress(progress: unknown): Promise<void>;
 }
 
-/** Spaces a sender's posts under its platform's limits; the edge's pacer (`src/delivery/pacer.ts`) is one. */
+/** A sender's turn under its platform's limits; the edge's flood gate (`src/delivery/flood-gate.ts`) gives it. */
 export interface SendPacer {
-  /** Resolves when a post to `key` (a chat or channel) may go out. */
-  acquire(key: string): Promise<void>;
-  /** The last hold before the wire, once the send is claimed: keeps every trailing second under the limit. */
-  beforeSend(): Promise<void>;
+  /** Resolves when a post to `target` (a chat or channel) may go out; its first request then goes at once. */
+  acquire(target: string): Promise<void>;
 }
 
 /**

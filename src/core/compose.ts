@@ -6,7 +6,6 @@
 import type { Assistant, BriefingOutcome } from "./assistant.ts";
 import { createAssistant } from "./assistant-service.ts";
 import { runBriefing } from "./briefing/run-briefing.ts";
-import type { CheckInContext } from "./briefing/types.ts";
 import type { Clock } from "./clock.ts";
 import { type AssistantConfig, resolveConfig } from "./config.ts";
 import type { CoreDeps } from "./deps.ts";
@@ -33,8 +32,8 @@ export interface CoreOptions {
   tools?: ToolRegistry | undefined;
   config: Partial<AssistantConfig>;
   logger: Logger;
-  /** What changed since the morning, for check-ins; see `CheckInContext`. */
-  checkInContext?: CheckInContext | undefined;
+  /** This process, as the owner of the runs it works on. Default: one name for the whole process. */
+  owner?: string | undefined;
   /** Monotonic milliseconds for timings. Default `performance.now`. */
   timer?: (() => number) | undefined;
   /** `/start` without a code creates a user (`--allow-self-signup`). Default false. */
@@ -73,7 +72,7 @@ export function composeCore(options: CoreOptions): Core {
     config: resolveConfig(options.config),
     logger: options.logger,
     timer: options.timer ?? (() => performance.now()),
-    checkInContext: options.checkInContext,
+    owner: options.owner ?? "briefbot",
   };
   return {
     assistant: createAssistant(deps),

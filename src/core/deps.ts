@@ -1,5 +1,4 @@
 /** What the briefing runner, chat and confirmations share; `composeCore` builds it once. */
-import type { CheckInContext } from "./briefing/types.ts";
 import type { Clock } from "./clock.ts";
 import type { AssistantConfig } from "./config.ts";
 import type { Ids } from "./ids.ts";
@@ -19,5 +18,6 @@ export interface CoreDeps {
   logger: Logger;
   /** Monotonic milliseconds, for timings only. */
   timer: () => number;
-  checkInContext: CheckInContext | undefined;
+  /** This process, as the owner of the runs it claims or creates (`BriefingRun.claimedBy`). */
+  owner: string;
 }

@@ -105,6 +105,12 @@ export interface GroundingVerdict {
   removed?: number;
 }
 
+/** One check of a briefing's status row ("✓ checked calendar"). */
+export interface StatusCheck {
+  label: string;
+  ok: boolean;
+}
+
 export interface BriefingRun {
   id: number;
   userId: number;
@@ -125,6 +131,10 @@ export interface BriefingRun {
   timings: Record<string, number>;
   grounding: GroundingVerdict | null;
   prose: string | null;
+  /** The status row's checks, fixed when the briefing was written; null before. */
+  checks: StatusCheck[] | null;
+  /** The process that claimed (or created) the run and may move it; another process reclaims it only once that one's lease lapsed. */
+  claimedBy: string | null;
   claimedAt: Date;
   /** Scheduled runs: past this instant the briefing is not worth sending (set when claimed); null for manual runs. */
   notAfter: Date | null;
@@ -147,7 +157,54 @@ export interface RunResult {
   timings: Record<string, number>;
   grounding: GroundingVerdict | null;
   prose: string;
+  checks: StatusCheck[];
   reason: string | null;
+}
+
+/** A scheduled (user, slot, local date), claimed once, with the instant past which it is not worth sending. */
+export interface SlotClaim {
+  userId: number;
+  slot: SlotName;
+  localDate: string;
+  notAfter: Date;
+}
+
+/** Where a briefing can be delivered: a platform, or the CLI when the user has no platform linked. */
+export const DELIVERY_PLATFORMS = ["telegram", "slack", "cli"] as const;
+export type DeliveryPlatform = (typeof DELIVERY_PLATFORMS)[number];
+
+/** pending → sending → sent | failed; a send that surely did not reach the platform goes back to pending. */
+export const DELIVERY_STATES = ["pending", "sending", "sent", "failed"] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+/** One outbox row: a run's briefing on its way to one platform account. */
+export interface Delivery {
+  id: number;
+  runId: number;
+  userId: number;
+  platform: DeliveryPlatform;
+  identityId: number | null;
+  /** Where it was posted; null until then. */
+  target: string | null;
+  state: DeliveryState;
+  attempts: number;
+  lastError: string | null;
+  platformMessageId: string | null;
+  nextAttemptAt: Date;
+  sendingAt: Date | null;
+  sendingBy: string | null;
+  /** What a sender already posted of a split briefing, in its own encoding. */
+  progress: unknown;
+  sentAt: Date | null;
+}
+
+/** A row the outbox adds when a run starts its delivery. */
+export interface NewDelivery {
+  platform: DeliveryPlatform;
+  identityId: number | null;
+  /** Final from the start: `sent` for the CLI channel, `failed` for a platform this server lacks. */
+  state?: "pending" | "sent" | "failed";
+  lastError?: string;
 }
 
 /** One tool call of a run and what it returned: the evidence a briefing may cite. */

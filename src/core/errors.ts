@@ -12,10 +12,39 @@ export function errorMessage(error: unknown, options: { cause?: boolean } = {}):
   return `${error.message}: ${withCode}`;
 }
 
+/**
+ * Every error briefbot raises on purpose: a stable `code` that callers (the CLI's exit codes, the adapters'
+ * replies, tests) branch on, and a message for people. Names and messages may change; codes do not.
+ */
+export class BriefbotError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** The error's code when it is one of ours. */
+export function errorCode(error: unknown): string | undefined {
+  return error instanceof BriefbotError ? error.code : undefined;
+}
+
 /** A user, run or record the caller asked for does not exist (or is not theirs). */
-export class NotFoundError extends Error {
+export class NotFoundError extends BriefbotError {
   constructor(message: string) {
-    super(message);
-    this.name = "NotFoundError";
+    super("not_found", message);
+  }
+}
+
+/**
+ * The run moved on without this process: another one reclaimed it (this one's lease had lapsed), or it is
+ * not in the state this step leaves. What this attempt made is dropped; the run's owner finishes it.
+ */
+export class RunTakenError extends BriefbotError {
+  constructor(message: string) {
+    super("run_taken", message);
   }
 }

@@ -21,14 +21,15 @@ export type {
 } from "./assistant.ts";
 export { DeliveryError } from "./assistant.ts";
 export { receiptsView, slotAt } from "./assistant-service.ts";
+export { CHANGES_SINCE_MORNING_TOOL, type ChangesSinceMorning } from "./briefing/changes-since-morning.ts";
+export { briefingMessageOf, UndeliverableRunError } from "./briefing/message.ts";
 export { statusChecks, statusRow } from "./briefing/status-row.ts";
-export type { CheckInContext, CheckInReceipt } from "./briefing/types.ts";
 export { type Clock, fixedClock, systemClock } from "./clock.ts";
 export { type ChatCommand, COMMAND_MENU, commandHelpLines } from "./command-menu.ts";
 export { type BriefingRequest, type Core, type CoreOptions, composeCore } from "./compose.ts";
 export { type AssistantConfig, DEFAULT_ASSISTANT_CONFIG } from "./config.ts";
 export * from "./domain.ts";
-export { errorMessage, NotFoundError } from "./errors.ts";
+export { BriefbotError, errorCode, errorMessage, NotFoundError, RunTakenError } from "./errors.ts";
 export { type BriefingEvent, type BriefingObserver, progressLine } from "./events.ts";
 export type { Geocoder, PlaceCandidate, PlaceSearch } from "./geocoder.ts";
 export { type AccountLookup, identify } from "./identity.ts";

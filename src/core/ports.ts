@@ -14,6 +14,8 @@ import type {
   ChatEventChanges,
   Conversation,
   ConversationPlatform,
+  Delivery,
+  DeliveryPlatform,
   EventQuery,
   EventView,
   FeedItemQuery,
@@ -22,6 +24,7 @@ import type {
   LinkedAccount,
   LoggedMessage,
   NewChatEvent,
+  NewDelivery,
   NewLoggedMessage,
   NewPendingAction,
   NewTask,
@@ -32,6 +35,8 @@ import type {
   ProjectStatus,
   Receipt,
   RunResult,
+  RunState,
+  SlotClaim,
   SlotName,
   SlotTimes,
   Task,
@@ -54,26 +59,14 @@ export interface UserSettingsChanges {
 
 export interface Users {
   get: (userId: number) => Promise<User | undefined>;
+  /** Everyone, for the scheduler's tick. */
+  list: () => Promise<User[]>;
   /** Throws when there is no such user. */
   update: (userId: number, changes: UserSettingsChanges) => Promise<User>;
 }
 
-/** Briefing runs as the runner and the facade see them; claiming scheduled runs is the scheduler's. */
+/** Briefing runs as the core reads them; every change to a run goes through `RunLifecycle`. */
 export interface RunStore {
-  /** A manual run (/brief, the CLI), created already generating. */
-  createManual: (run: {
-    userId: number;
-    slot: SlotName;
-    localDate: string;
-    at: Date;
-  }) => Promise<BriefingRun>;
-  /**
-   * A run the scheduler claimed moves to generating; messages of an earlier attempt are dropped with it.
-   * Throws for another user's run or a run that is no longer claimed.
-   */
-  start: (runId: number, userId: number, at: Date) => Promise<BriefingRun>;
-  finish: (runId: number, result: RunResult, at: Date) => Promise<BriefingRun>;
-  fail: (runId: number, reason: string, at: Date) => Promise<void>;
   /** One of the user's runs; another user's id finds nothing. */
   ofUser: (userId: number, runId: number) => Promise<BriefingRun | undefined>;
   /** The (slot, local date) pairs among `localDates` that already have a scheduled run (of any state). */
@@ -83,8 +76,153 @@ export interface RunStore {
   ) => Promise<Array<{ slot: SlotName; localDate: string }>>;
   /** The user's most recent run that produced a briefing. */
   latestFinished: (userId: number) => Promise<BriefingRun | undefined>;
+  /** The user's morning briefing of a local date that produced prose (scheduled or manual), latest first. */
+  morningOf: (userId: number, localDate: string) => Promise<BriefingRun | undefined>;
+}
+
+/**
+ * The one writer of a briefing run and of its outbox rows. Every change is a guarded transition made in a
+ * single statement that checks the state it leaves — and, where a process owns the run (`claimedBy`),
+ * that the caller still does — so when two processes race, exactly one moves the run and the other gets
+ * undefined. Nothing else writes `briefing_runs` or `deliveries`.
+ *
+ *   (none) ─claim─▶ claimed ─start─▶ generating ─finish─▶ generated ─beginDelivery─▶ delivering ─settle─▶ delivered
+ *     │                │ ▲              │                   │                           └──settle──▶ failed
+ *     │ skipMissed     │ └──reclaim─────┤ (owner died)      │ skip (window closed)
+ *     ▼                ▼ fail           ▼ fail              ▼
+ *   skipped          failed           failed              skipped
+ *
+ *   (none) ─createManual─▶ generating   (/brief, the CLI)
+ */
+export interface RunLifecycle {
+  /** The scheduler: (none) → claimed, once per (user, slot, local date) across every process. */
+  claim: (slot: SlotClaim, owner: string, at: Date) => Promise<BriefingRun | undefined>;
+  /** The scheduler: (none) → skipped, for a slot whose window closed before any run was claimed. */
+  skipMissed: (slot: SlotClaim, owner: string, reason: string, at: Date) => Promise<BriefingRun | undefined>;
+  /** The runner: (none) → generating, for a briefing asked for now. */
+  createManual: (run: {
+    userId: number;
+    slot: SlotName;
+    localDate: string;
+    owner: string;
+    at: Date;
+  }) => Promise<BriefingRun>;
+  /**
+   * The runner: claimed → generating, by the run's owner; what an interrupted attempt stored goes with it.
+   * Undefined when the run is not the user's, not claimed, or owned by another process.
+   */
+  start: (runId: number, userId: number, owner: string, at: Date) => Promise<BriefingRun | undefined>;
+  /** The runner: generating → generated with its result, by the run's owner. */
+  finish: (runId: number, owner: string, result: RunResult, at: Date) => Promise<BriefingRun | undefined>;
+  /** The runner, or the scheduler for an orphan past its window: claimed | generating → failed. */
+  fail: (runId: number, owner: string, reason: string, at: Date) => Promise<BriefingRun | undefined>;
+  /**
+   * The scheduler: claimed | generating → claimed by `owner`, taken from `previousOwner` whose process is
+   * gone (its lease lapsed, or on the embedded database any earlier owner). Exactly one process wins.
+   */
+  reclaim: (
+    runId: number,
+    previousOwner: string,
+    owner: string,
+    at: Date,
+  ) => Promise<BriefingRun | undefined>;
+  /** The outbox: generated → skipped, ready only after its window closed. */
+  skip: (runId: number, reason: string, at: Date) => Promise<BriefingRun | undefined>;
+  /** The outbox: generated → delivering, adding one outbox row per recipient in the same statement. */
+  beginDelivery: (runId: number, rows: readonly NewDelivery[], at: Date) => Promise<BriefingRun | undefined>;
+  /**
+   * The outbox: delivering → delivered (some row sent; the failures, if any, as the reason) or failed (none
+   * sent), once no row is pending or sending. Undefined while one is, or when already settled.
+   */
+  settle: (runId: number, at: Date, reason?: string) => Promise<BriefingRun | undefined>;
+
+  /**
+   * An outbox row: pending → sending, by `owner`, once due, to `target` (where the sender posts it). Only
+   * one process's attempt matches.
+   */
+  beginAttempt: (
+    deliveryId: number,
+    owner: string,
+    at: Date,
+    target?: string,
+  ) => Promise<Delivery | undefined>;
+  /** While sending: what of a split briefing is already posted, so any process's retry resumes after it. */
+  recordProgress: (deliveryId: number, owner: string, progress: unknown) => Promise<void>;
+  /** sending → sent: the platform confirmed the post. */
+  delivered: (
+    deliveryId: number,
+    owner: string,
+    receipt: { platformMessageId: string; target: string },
+    at: Date,
+  ) => Promise<Delivery | undefined>;
+  /** sending → pending again: it surely did not reach the platform. */
+  retryLater: (
+    deliveryId: number,
+    owner: string,
+    error: string,
+    nextAttemptAt: Date,
+  ) => Promise<Delivery | undefined>;
+  /** pending | sending → failed, for good. */
+  failDelivery: (deliveryId: number, reason: string) => Promise<Delivery | undefined>;
+  /**
+   * sending → failed for rows whose sender's process is gone mid-call (its lease lapsed, or on the embedded
+   * database any other process): nobody knows whether the post arrived, so it is never re-sent. Run ids.
+   */
+  failInterruptedSends: (owner: string, at: Date, everyOtherOwner: boolean) => Promise<number[]>;
+
   /** Retention: runs older than `retentionDays` leave every model context; their receipts are archived. */
   archiveOld: (options: { now: Date; retentionDays: number; userId?: number }) => Promise<number[]>;
+}
+
+/** What the scheduler and the outbox read to decide what to do next; `RunLifecycle` makes the changes. */
+export interface RunQueue {
+  /** "userId|slot|localDate" of every scheduled run on these local dates. */
+  scheduledKeys: (localDates: readonly string[]) => Promise<Set<string>>;
+  /**
+   * Scheduled or manual runs claimed or generating whose owner's process is gone: no live lease, or (on the
+   * embedded database, which one process owns) any owner but `owner`.
+   */
+  orphaned: (options: { owner: string; at: Date; everyOtherOwner: boolean }) => Promise<BriefingRun[]>;
+  /** A run with its user's zone. */
+  get: (runId: number) => Promise<{ run: BriefingRun; timeZone: string } | undefined>;
+  /** Runs in these states, oldest first (generated runs never enqueued, delivering runs to settle). */
+  inStates: (states: readonly RunState[]) => Promise<BriefingRun[]>;
+  /** Pending outbox rows due by `at` on these platforms, with everything their send needs. */
+  dueDeliveries: (options: {
+    at: Date;
+    platforms: readonly DeliveryPlatform[];
+    limit: number;
+    excludeIds: readonly number[];
+  }) => Promise<DueDelivery[]>;
+  deliveriesOf: (runId: number) => Promise<Delivery[]>;
+}
+
+/** A due outbox row with its run (the briefing's only copy) and the account it goes to. */
+export interface DueDelivery {
+  delivery: Delivery;
+  run: BriefingRun;
+  /** Undefined when the account was unlinked since. */
+  recipient: Identity | undefined;
+  /** The user's zone, for reasons written in local time. */
+  timeZone: string;
+}
+
+/**
+ * One holder per name across every process on one database, until the lease lapses: a process's heartbeat,
+ * the one long poller of a bot token, the one fetcher of a source.
+ */
+export interface Leases {
+  /** Takes `name` for `holder` until `at + ttlMs`, or renews it; false while another holder's is live. */
+  acquire: (name: string, holder: string, ttlMs: number, at: Date) => Promise<boolean>;
+  /** Gives it up (only the holder's own). */
+  release: (name: string, holder: string) => Promise<void>;
+  /** The live holder, if any. */
+  holder: (name: string, at: Date) => Promise<string | undefined>;
+  /**
+   * Voids every lease but `holder`'s: on the embedded database, which one process owns, whatever an
+   * earlier process held died with it. Returns how many were voided.
+   */
+  voidOthers: (holder: string) => Promise<number>;
 }
 
 /** Every turn, tool call and tool result of a run or thread; tool results are the receipts. */
@@ -241,6 +379,8 @@ export interface MessageThread {
 export interface PlatformState {
   /** The user behind a platform account; undefined for a stranger. */
   findAccount: (platform: Platform, externalUserId: string) => Promise<LinkedAccount | undefined>;
+  /** The user's linked accounts, oldest first: where briefings can go. */
+  accountsOf: (userId: number) => Promise<Identity[]>;
   /** Records where to deliver (Telegram chat id, Slack DM channel) once the platform tells us. */
   rememberChat: (identityId: number, chatId: string) => Promise<void>;
   /** Linked accounts whose chat is not known yet. */
@@ -266,6 +406,9 @@ export interface PlatformState {
 export interface Ports {
   users: Users;
   runs: RunStore;
+  lifecycle: RunLifecycle;
+  runQueue: RunQueue;
+  leases: Leases;
   receipts: ReceiptLog;
   conversations: Conversations;
   records: Records;

@@ -1,23 +1,23 @@
 /**
- * One flood gate per bot token: a 429's `retry_after` pauses every request the limit covers — the whole
- * token (Telegram's global limit, a Slack method's limit) or one chat/channel — so no request to that
- * scope goes out before it elapses, whichever client (chat replies, the outbox) or retry sends it.
+ * One flood gate per bot token: the one rate limiter every request on the token passes, chat replies and
+ * the outbox alike, right before the wire. It holds each request until every scope it counts against — the
+ * whole token (Telegram's overall limit, a Slack method), the outbox's share of it, one chat or channel —
+ * has a slot at its pace and is not paused by a 429, then takes those slots.
  *
- * It also paces what passes it, as the last step before the wire: no more than the platform's published
- * rate overall and per chat in any window. The outbox's pacer spaces deliveries evenly; this covers what
- * it cannot see — the second message of a long briefing, retries, chat replies — so our own traffic does
- * not earn the 429s in the first place.
+ * The slots live in a `RateLimitStore`: this process's memory on the embedded database, the database
+ * itself on PostgreSQL, so every replica sending on one token shares one budget and honours one pause.
+ * In front of the store, a queue per process keeps the order fair: questions go before briefings (a person
+ * waiting beats a briefing at its slot), first come first served within each, and a chat still cooling down
+ * is passed by the next one that is free, so one busy chat never holds up everyone's morning.
  *
- * Neither platform says which limit a 429 enforced, so the gate works it out from its own send history:
- * if this chat had already used its allowance in the window (Telegram ~1/s per private chat, 20/min per
- * group; Slack ~1/s per channel), the chat's own limit explains the 429 and only the chat pauses;
- * otherwise — or when the token was also at its overall allowance — the whole token pauses too. A
- * conservative rule, as python-telegram-bot's rate limiter pauses everything, but without stopping every
- * other user's morning for one chat that two messages went to in a second.
+ * Neither platform says which limit a 429 enforced, and every chat is already paced under its own limit, so
+ * a 429 pauses everything the request counted against — its chat and the whole token (or Slack method) —
+ * for `retry_after`, as python-telegram-bot's limiter does: nothing on that scope goes out before it ends.
  *
- * auto-retry (grammY) and the Slack client each wait out a 429 for the call that got it; neither stops the
- * other calls in flight or queued, which is what this adds.
+ * The outbox reserves its slot before it claims a row (`reserve`), so a row is marked `sending` only once
+ * its turn has come; the reserved slot is then used by that briefing's first request.
  */
+import type { RateLimitStore, RateRule } from "./rate-limits.ts";
 
 /** The limits a request counts against: its group (token/method) and, when it has one, its chat. */
 export interface FloodScopes {
@@ -27,27 +27,18 @@ export interface FloodScopes {
   key?: string | undefined;
 }
 
-export interface Allowance {
-  max: number;
-  windowMs: number;
-}
+/** Who sends: a person is waiting (chat replies), a briefing (the outbox), or nothing counted (typing…). */
+export type Lane = "interactive" | "outbox" | "unpaced";
 
 export interface FloodGateOptions {
   platform: string;
-  /** Sends one chat may take per window before its own limit can explain a 429. */
-  keyAllowance(key: string): Allowance;
-  /** The same for a whole group, when the platform publishes it. */
-  groupAllowance?(group: string): Allowance | undefined;
-  /**
-   * The rate requests are held to before they go out, per chat and per group; undefined: not paced.
-   * `paced: false` in `enter` skips it (chat actions, which the platforms do not count as messages).
-   */
-  keyPace?(key: string): Allowance | undefined;
-  groupPace?(group: string): Allowance | undefined;
-  now?: () => number;
+  store: RateLimitStore;
+  /** The paces a request of `lane` to `scopes` takes a slot of. */
+  rules(scopes: FloodScopes, lane: Exclude<Lane, "unpaced">): RateRule[];
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Added to every pause and pace window, against clock granularity and transit. Default 50 ms. */
+  /** Added to every pause, against clock granularity and transit. Default 50 ms. */
   marginMs?: number;
+  now?: () => number;
 }
 
 export interface FloodGateStats {
@@ -57,76 +48,73 @@ export interface FloodGateStats {
   /** Requests held until a 429's retry_after had elapsed, and for how long in total. */
   heldRequests: number;
   heldMs: number;
-  /** Requests held back by the pacing, and for how long in total. */
+  /** Requests held back by the pace, and for how long in total. */
   pacedRequests: number;
   pacedMs: number;
 }
 
-const HISTORY_MS = 60_000;
+interface Waiter {
+  scopes: FloodScopes;
+  lane: Exclude<Lane, "unpaced">;
+  since: number;
+  /** Whether it was refused at least once, and whether by a pause (held) rather than the pace. */
+  waited: boolean;
+  held: boolean;
+  resolve(): void;
+  reject(error: Error): void;
+}
+
+/** A reservation the outbox made and has not used yet is dropped after this. */
+const RESERVATION_MS = 30_000;
 
 export class FloodGate {
-  private readonly pausedUntil = new Map<string, number>();
-  private readonly history = new Map<string, number[]>();
+  private readonly queue: Waiter[] = [];
+  /** Chats the store said are cooling down, until when (this process's hint; the store decides). */
+  private readonly coolingUntil = new Map<string, number>();
+  private readonly reservations = new Map<string, number[]>();
   private readonly pausesByScope: Record<string, number> = {};
+  private readonly listeners = new Set<(scope: string, forMs: number) => void>();
+  private pumping: Promise<void> | undefined;
+  /** Ends the pump's current wait early: a new request may be free to go. */
+  private wake: (() => void) | undefined;
   private heldRequests = 0;
   private heldMs = 0;
   private pacedRequests = 0;
   private pacedMs = 0;
-  private readonly listeners = new Set<(scope: string, untilMs: number) => void>();
 
   constructor(private readonly options: FloodGateOptions) {}
 
-  /**
-   * Waits until neither scope is paused and the pace allows another request, then records the send
-   * (call right before the request).
-   */
-  async enter(scopes: FloodScopes, signal?: AbortSignal, options: { paced?: boolean } = {}): Promise<void> {
-    const paced = options.paced ?? true;
-    let heldFor = 0;
-    let pacedFor = 0;
-    for (;;) {
-      const now = this.now();
-      const paused = Math.max(this.until(scopes.group), scopes.key ? this.until(scopes.key) : 0) - now;
-      const pace = paced ? this.paceWait(scopes, now) : 0;
-      const wait = Math.max(paused, pace);
-      if (wait <= 0) break;
-      if (paused > 0) heldFor += wait;
-      else pacedFor += wait;
-      await this.sleep(wait, signal);
-    }
-    if (heldFor > 0) {
-      this.heldRequests += 1;
-      this.heldMs += heldFor;
-    }
-    if (pacedFor > 0) {
-      this.pacedRequests += 1;
-      this.pacedMs += pacedFor;
-    }
-    const at = this.now();
-    this.record(scopes.group, at);
-    if (scopes.key) this.record(scopes.key, at);
+  /** Waits for the request's turn and takes its slots (call right before the request). */
+  async enter(scopes: FloodScopes, signal?: AbortSignal, options: { lane?: Lane } = {}): Promise<void> {
+    const lane = options.lane ?? "interactive";
+    if (lane === "unpaced") return this.waitOutPauses(scopes, signal);
+    if (lane === "outbox" && this.useReservation(scopes.key)) return this.waitOutPauses(scopes, signal);
+    await this.queued(scopes, lane, signal);
+  }
+
+  /** The outbox's turn for a post to `scopes`, taken now and used by its first request. */
+  async reserve(scopes: FloodScopes, signal?: AbortSignal): Promise<void> {
+    await this.queued(scopes, "outbox", signal);
+    if (!scopes.key) return;
+    const held = this.reservations.get(scopes.key) ?? [];
+    held.push(this.now() + RESERVATION_MS);
+    this.reservations.set(scopes.key, held);
   }
 
   /** A 429 answered a request to `scopes`: pause what it covers for `retryAfterMs` from now. */
-  rateLimited(scopes: FloodScopes, retryAfterMs: number): void {
-    const at = this.now();
-    const keyExplains =
-      scopes.key !== undefined && this.usedUp(scopes.key, this.options.keyAllowance(scopes.key), at);
-    const groupAllowance = this.options.groupAllowance?.(scopes.group);
-    const groupAtLimit = groupAllowance !== undefined && this.usedUp(scopes.group, groupAllowance, at);
-    const until = at + retryAfterMs + (this.options.marginMs ?? 50);
-    if (scopes.key !== undefined) this.pause(scopes.key, until);
-    if (!keyExplains || groupAtLimit) this.pause(scopes.group, until);
+  async rateLimited(scopes: FloodScopes, retryAfterMs: number): Promise<void> {
+    const forMs = retryAfterMs + (this.options.marginMs ?? 50);
+    if (scopes.key !== undefined) await this.pause(scopes.key, forMs);
+    await this.pause(scopes.group, forMs);
   }
 
-  /** When `scope` may be used again (monotonic ms), or undefined when it is not paused. */
-  pausedUntilOf(scope: string): number | undefined {
-    const until = this.pausedUntil.get(scope);
-    return until !== undefined && until > this.now() ? until : undefined;
+  /** Milliseconds left of a scope's pause; 0 when it is not paused. */
+  pausedFor(scope: string): Promise<number> {
+    return this.options.store.pausedFor(scope);
   }
 
   /** Called whenever a scope is paused (tests wait on it; logs). */
-  onPause(listener: (scope: string, untilMs: number) => void): () => void {
+  onPause(listener: (scope: string, forMs: number) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -142,59 +130,143 @@ export class FloodGate {
     };
   }
 
-  /** How long until one more request fits the group's and the chat's pace. */
-  private paceWait(scopes: FloodScopes, now: number): number {
-    const limits: Array<[string, Allowance | undefined]> = [
-      [scopes.group, this.options.groupPace?.(scopes.group)],
-      ...(scopes.key
-        ? [[scopes.key, this.options.keyPace?.(scopes.key)] as [string, Allowance | undefined]]
-        : []),
-    ];
-    let wait = 0;
-    const margin = this.options.marginMs ?? 50;
-    for (const [scope, pace] of limits) {
-      if (!pace) continue;
-      const windowMs = pace.windowMs + margin;
-      const sends = this.history.get(scope) ?? [];
-      const inWindow = sends.length - firstAfter(sends, now - windowMs);
-      if (inWindow < pace.max) continue;
-      // The window frees when the oldest send that would still count leaves it.
-      const oldest = sends[sends.length - pace.max] ?? now;
-      wait = Math.max(wait, oldest + windowMs - now);
-    }
-    return wait;
+  /** Requests waiting for their turn in this process. */
+  get waiting(): number {
+    return this.queue.length;
   }
 
-  private pause(scope: string, until: number): void {
-    this.pausedUntil.set(scope, Math.max(this.until(scope), until));
+  private queued(scopes: FloodScopes, lane: Exclude<Lane, "unpaced">, signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(abortReason(signal));
+      const waiter: Waiter = { scopes, lane, since: this.now(), waited: false, held: false, resolve, reject };
+      // Questions go ahead of briefings; arrival order within each.
+      const firstBriefing = this.queue.findIndex((queued) => queued.lane === "outbox");
+      if (lane === "interactive" && firstBriefing >= 0) this.queue.splice(firstBriefing, 0, waiter);
+      else this.queue.push(waiter);
+      this.wake?.();
+      signal?.addEventListener(
+        "abort",
+        () => {
+          const index = this.queue.indexOf(waiter);
+          if (index >= 0) this.queue.splice(index, 1);
+          reject(abortReason(signal));
+        },
+        { once: true },
+      );
+      this.pumping ??= this.pump().finally(() => {
+        this.pumping = undefined;
+        if (this.queue.length > 0) this.pumping ??= this.pump();
+      });
+    });
+  }
+
+  /** One request at a time asks the store, in queue order, skipping chats known to be cooling down. */
+  private async pump(): Promise<void> {
+    while (this.queue.length > 0) {
+      const now = this.now();
+      const next = this.queue.find((waiter) => (this.coolingUntil.get(waiter.scopes.key ?? "") ?? 0) <= now);
+      if (!next) {
+        const soonest = Math.min(
+          ...this.queue.map((waiter) => this.coolingUntil.get(waiter.scopes.key ?? "") ?? now),
+        );
+        await this.idle(Math.max(1, soonest - now));
+        continue;
+      }
+      let verdict: Awaited<ReturnType<RateLimitStore["take"]>>;
+      try {
+        verdict = await this.options.store.take(this.options.rules(next.scopes, next.lane));
+      } catch (error) {
+        this.remove(next);
+        next.reject(error instanceof Error ? error : new Error(String(error)));
+        continue;
+      }
+      if (verdict.ok) {
+        this.remove(next);
+        this.account(next);
+        next.resolve();
+        continue;
+      }
+      next.waited = true;
+      if (verdict.reason === "pause") next.held = true;
+      if (next.scopes.key !== undefined && verdict.scope === next.scopes.key) {
+        this.coolingUntil.set(next.scopes.key, now + verdict.waitMs);
+        this.forgetCooled(now);
+      } else {
+        await this.idle(verdict.waitMs);
+      }
+    }
+  }
+
+  /** The pump waits, unless a new request arrives first (it may go before the one that must wait). */
+  private async idle(ms: number): Promise<void> {
+    const woken = new AbortController();
+    this.wake = () => woken.abort();
+    try {
+      await this.sleep(ms, woken.signal);
+    } catch {
+      // Woken early: look at the queue again.
+    } finally {
+      this.wake = undefined;
+    }
+  }
+
+  /** Unpaced requests (chat actions) and reserved ones still wait out a pause. */
+  private async waitOutPauses(scopes: FloodScopes, signal?: AbortSignal): Promise<void> {
+    const started = this.now();
+    let held = false;
+    for (;;) {
+      const [group, key] = await Promise.all([
+        this.options.store.pausedFor(scopes.group),
+        scopes.key ? this.options.store.pausedFor(scopes.key) : Promise.resolve(0),
+      ]);
+      const wait = Math.max(group, key);
+      if (wait <= 0) break;
+      held = true;
+      await this.sleep(wait, signal);
+    }
+    if (held) {
+      this.heldRequests += 1;
+      this.heldMs += this.now() - started;
+    }
+  }
+
+  private useReservation(key: string | undefined): boolean {
+    if (key === undefined) return false;
+    const now = this.now();
+    const held = (this.reservations.get(key) ?? []).filter((expiry) => expiry > now);
+    const used = held.shift() !== undefined;
+    if (held.length > 0) this.reservations.set(key, held);
+    else this.reservations.delete(key);
+    return used;
+  }
+
+  private account(waiter: Waiter): void {
+    if (!waiter.waited) return;
+    const waited = this.now() - waiter.since;
+    if (waiter.held) {
+      this.heldRequests += 1;
+      this.heldMs += waited;
+    } else {
+      this.pacedRequests += 1;
+      this.pacedMs += waited;
+    }
+  }
+
+  private async pause(scope: string, forMs: number): Promise<void> {
+    await this.options.store.pause(scope, forMs);
     const kind = scope.includes(":") ? (scope.split(":")[0] ?? scope) : scope;
     this.pausesByScope[kind] = (this.pausesByScope[kind] ?? 0) + 1;
-    for (const listener of this.listeners) listener(scope, until);
+    for (const listener of this.listeners) listener(scope, forMs);
   }
 
-  private until(scope: string): number {
-    return this.pausedUntil.get(scope) ?? 0;
+  private remove(waiter: Waiter): void {
+    const index = this.queue.indexOf(waiter);
+    if (index >= 0) this.queue.splice(index, 1);
   }
 
-  /** Whether `scope` had already used its allowance when the request that got the 429 went out. */
-  private usedUp(scope: string, allowance: Allowance, at: number): boolean {
-    const sends = this.history.get(scope) ?? [];
-    return sends.length - firstAfter(sends, at - allowance.windowMs) > allowance.max;
-  }
-
-  private record(scope: string, at: number): void {
-    const sends = this.history.get(scope) ?? [];
-    sends.push(at);
-    while (sends.length > 0 && (sends[0] ?? at) <= at - HISTORY_MS) sends.shift();
-    this.history.set(scope, sends);
-    if (this.history.size > 10_000) this.forgetQuietScopes(at);
-  }
-
-  private forgetQuietScopes(at: number): void {
-    for (const [scope, sends] of this.history) {
-      if ((sends.at(-1) ?? 0) <= at - HISTORY_MS) this.history.delete(scope);
-    }
-    for (const [scope, until] of this.pausedUntil) if (until <= at) this.pausedUntil.delete(scope);
+  private forgetCooled(now: number): void {
+    if (this.coolingUntil.size < 1024) return;
+    for (const [key, until] of this.coolingUntil) if (until <= now) this.coolingUntil.delete(key);
   }
 
   private now(): number {
@@ -211,21 +283,13 @@ export class FloodGate {
       }
       function aborted() {
         clearTimeout(timer);
-        reject(signal?.reason instanceof Error ? signal.reason : new Error("request aborted"));
+        reject(abortReason(signal));
       }
       signal?.addEventListener("abort", aborted, { once: true });
     });
   }
 }
 
-/** Index of the first time in ascending `times` that is after `moment` (binary search). */
-function firstAfter(times: number[], moment: number): number {
-  let low = 0;
-  let high = times.length;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if ((times[middle] ?? 0) > moment) high = middle;
-    else low = middle + 1;
-  }
-  return low;
+function abortReason(signal: AbortSignal | undefined): Error {
+  return signal?.reason instanceof Error ? signal.reason : new Error("request aborted");
 }

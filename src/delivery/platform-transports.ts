@@ -1,16 +1,18 @@
 /**
  * The HTTP clients' `fetch` for each platform token: every request that counts against a rate limit
- * passes the token's flood gate, and outbox deliveries go through a send transport that knows whether a
- * failed request reached the platform. Chat replies share the gate (one token, one set of limits) but not
- * the `Expect: 100-continue` round trip: nothing retries them, so their outcome needs no proof. The
- * outbox's sender also gets the pacer that spaces briefings evenly under the platform's limits.
+ * passes the token's flood gate (the one limiter, shared with other processes through its store), and
+ * outbox deliveries go through a send transport that knows whether a failed request reached the platform.
+ * Chat replies share the gate (one token, one set of limits) but not the `Expect: 100-continue` round trip:
+ * nothing but their own client retries them, so their outcome needs no proof. The outbox's sender gets the
+ * gate's `reserve` as its pacer: a briefing's turn comes before its row is claimed.
  *
- *   const telegram = createTelegramTransports();
+ *   const telegram = createTelegramTransports({ store });
  *   createTelegramBot({ …, transports: telegram });   // bot.api → fetch; its sender → deliveryFetch, pacer
  *   createMetrics({ …, floodGates: [telegram.gate] });
  */
-import { type Allowance, FloodGate, type FloodGateOptions, type FloodScopes } from "./flood-gate.ts";
-import { createPacer, type Pacer, type PacerLimits, SLACK_LIMITS, TELEGRAM_LIMITS } from "./pacer.ts";
+import type { SendPacer } from "../core/assistant.ts";
+import { FloodGate, type FloodScopes, type Lane } from "./flood-gate.ts";
+import { createMemoryRateLimitStore, type RateLimitStore, type RateRule } from "./rate-limits.ts";
 import { createSemaphore, type Semaphore } from "./semaphore.ts";
 import { createSendTransport, type SendTransportOptions } from "./send-transport.ts";
 
@@ -19,8 +21,8 @@ export interface PlatformTransports {
   fetch: typeof fetch;
   /** For the outbox's client: the same gate, and a transport that proves "not sent". */
   deliveryFetch: typeof fetch;
-  /** For the outbox's sender: briefings spaced evenly under the platform's limits, per chat and overall. */
-  pacer: Pacer;
+  /** For the outbox's sender: its turn under the limits, taken before the row is claimed. */
+  pacer: SendPacer;
   gate: FloodGate;
   close(): void;
 }
@@ -31,57 +33,85 @@ interface GateBinding {
   scopesOf(url: URL, body: string | undefined): (FloodScopes & { paced: boolean }) | undefined;
   /** A 429's wait in milliseconds, from its body or its `Retry-After` header. */
   retryAfterMsOf(response: Response, body: string): number | undefined;
+  /** What the outbox's sender reserves for a post to `target` (a chat id, a channel). */
+  postScopes(target: string): FloodScopes;
 }
 
 export interface TransportOptions {
+  /** Where the limits are kept: memory (one process) or the database every replica shares. Default memory. */
+  store?: RateLimitStore;
   delivery?: SendTransportOptions;
-  /** The outbox's pace. Default: `TELEGRAM_LIMITS` or `SLACK_LIMITS`. */
-  pacer?: PacerLimits;
-  gate?: Partial<Pick<FloodGateOptions, "now" | "sleep" | "marginMs">>;
+  gate?: Partial<{
+    sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+    marginMs: number;
+    now: () => number;
+  }>;
 }
 
-/** Telegram Bot API FAQ: about 1 message/s per chat, 20/min per group, ~30/s overall. */
-const TELEGRAM_PRIVATE_CHAT: Allowance = { max: 1, windowMs: 1000 };
-const TELEGRAM_GROUP_CHAT: Allowance = { max: 20, windowMs: 60_000 };
-const TELEGRAM_OVERALL: Allowance = { max: 30, windowMs: 1000 };
+const perSecond = (rate: number) => 1000 / rate;
+
 /**
- * What all traffic is held to: 25/s overall (the outbox alone keeps to 23/s, leaving the rest to chat
- * replies), and a quarter second more than Telegram's second between messages to one chat, since a request
- * delayed on its way can arrive next to the one after it.
+ * Telegram Bot API FAQ: about 1 message/s per chat, 20/min per group, ~30/s overall. All traffic is held to
+ * 24/s, evenly spaced (so no second holds more than 25, with room for jitter below Telegram's 30); the
+ * outbox to 22/s of it, so chat replies still get through in a morning rush; a private chat to one message
+ * per 1.25 s, a quarter second more than Telegram's second, since a request delayed on its way can arrive
+ * next to the one after it.
  */
-const TELEGRAM_OVERALL_PACE: Allowance = { max: 25, windowMs: 1000 };
-const TELEGRAM_CHAT_PACE: Allowance = { max: 1, windowMs: 1250 };
-/** Slack chat.postMessage: about one message per second per channel. */
-const SLACK_CHANNEL: Allowance = { max: 1, windowMs: 1000 };
+export const TELEGRAM_PACE = {
+  overallPerSecond: 24,
+  outboxPerSecond: 22,
+  privateChatMs: 1250,
+  groupChatMs: 3000,
+};
+/** Slack: about one message per second per channel; the workspace-wide limit is unpublished, so stay modest. */
+export const SLACK_PACE = { outboxPerSecond: 10, channelMs: 1000 };
 /** Beyond grammY's long poll (30 s) and any client deadline: the clients time their own calls out. */
 const CHAT_TIMEOUT_MS = 10 * 60_000;
 /** Chat actions ("typing…") are not messages: gated by a pause, never slowed by the pace. */
 const UNPACED_TELEGRAM_METHODS = new Set(["sendchataction"]);
 
+function telegramChatRule(key: string): RateRule {
+  return {
+    scope: key,
+    intervalMs: key.startsWith("chat:-") ? TELEGRAM_PACE.groupChatMs : TELEGRAM_PACE.privateChatMs,
+  };
+}
+
 export function createTelegramTransports(options: TransportOptions = {}): PlatformTransports {
   const gate = new FloodGate({
     platform: "telegram",
-    keyAllowance: (key) => (key.startsWith("chat:-") ? TELEGRAM_GROUP_CHAT : TELEGRAM_PRIVATE_CHAT),
-    groupAllowance: () => TELEGRAM_OVERALL,
-    keyPace: (key) => (key.startsWith("chat:-") ? TELEGRAM_GROUP_CHAT : TELEGRAM_CHAT_PACE),
-    groupPace: () => TELEGRAM_OVERALL_PACE,
+    store: options.store ?? createMemoryRateLimitStore(),
+    rules: (scopes, lane) => [
+      { scope: scopes.group, intervalMs: perSecond(TELEGRAM_PACE.overallPerSecond) },
+      ...(lane === "outbox"
+        ? [{ scope: `${scopes.group}:outbox`, intervalMs: perSecond(TELEGRAM_PACE.outboxPerSecond) }]
+        : []),
+      ...(scopes.key ? [telegramChatRule(scopes.key)] : []),
+    ],
     ...options.gate,
   });
-  return withGate(gate, telegramBinding, options.delivery, createPacer(options.pacer ?? TELEGRAM_LIMITS));
+  return withGate(gate, telegramBinding, options.delivery);
 }
 
 export function createSlackTransports(options: TransportOptions = {}): PlatformTransports {
+  const channelRule = (key: string): RateRule => ({ scope: key, intervalMs: SLACK_PACE.channelMs });
   const gate = new FloodGate({
     platform: "slack",
-    keyAllowance: () => SLACK_CHANNEL,
-    keyPace: () => SLACK_CHANNEL,
+    store: options.store ?? createMemoryRateLimitStore(),
+    rules: (scopes, lane) => [
+      ...(lane === "outbox" ? [{ scope: "outbox", intervalMs: perSecond(SLACK_PACE.outboxPerSecond) }] : []),
+      ...(scopes.key ? [channelRule(scopes.key)] : []),
+      // A method without a channel still needs one scope to take from, so pauses on it are honoured.
+      ...(!scopes.key && lane !== "outbox" ? [{ scope: scopes.group, intervalMs: 1 }] : []),
+    ],
     ...options.gate,
   });
-  return withGate(gate, slackBinding, options.delivery, createPacer(options.pacer ?? SLACK_LIMITS));
+  return withGate(gate, slackBinding, options.delivery);
 }
 
 /** `/bot<token>/<method>`; a request with a `chat_id` sends to a chat (the throttler's rule too). */
 const telegramBinding: GateBinding = {
+  postScopes: (chatId) => ({ group: "global", key: `chat:${chatId}` }),
   scopesOf(url, body) {
     const chatId = readField(body, "chat_id");
     if (chatId === undefined) return undefined;
@@ -99,6 +129,7 @@ const telegramBinding: GateBinding = {
 
 /** `/api/<method>`: every method has its own limit; `channel` narrows it to one conversation. */
 const slackBinding: GateBinding = {
+  postScopes: (channel) => ({ group: "method:chat.postMessage", key: `channel:${channel}` }),
   scopesOf(url, body) {
     const method = url.pathname.split("/").at(-1);
     if (!method) return undefined;
@@ -119,9 +150,10 @@ function withGate(
   gate: FloodGate,
   binding: GateBinding,
   delivery: SendTransportOptions | undefined,
-  pacer: Pacer,
 ): PlatformTransports {
-  // Long polls (getUpdates holds 30 s) and the clients' own deadlines set the pace here, not ours.
+  // One bound on requests in flight per client, taken before the gate, so a request the gate lets go is
+  // written at once instead of queueing behind others and arriving in a bunch with them. Long polls
+  // (getUpdates holds 30 s) and the clients' own deadlines set the pace here, not ours.
   const chatSlots = 16;
   const outboxSlots = delivery?.maxConcurrent ?? 16;
   const chat = createSendTransport({
@@ -131,9 +163,9 @@ function withGate(
   });
   const outbox = createSendTransport({ expectContinue: true, ...delivery, maxConcurrent: outboxSlots });
   return {
-    fetch: gated(chat.fetch, gate, binding, createSemaphore(chatSlots)),
-    deliveryFetch: gated(outbox.fetch, gate, binding, createSemaphore(outboxSlots)),
-    pacer,
+    fetch: gated(chat.fetch, gate, binding, createSemaphore(chatSlots), "interactive"),
+    deliveryFetch: gated(outbox.fetch, gate, binding, createSemaphore(outboxSlots), "outbox"),
+    pacer: { acquire: (target) => gate.reserve(binding.postScopes(target)) },
     gate,
     close() {
       chat.close();
@@ -142,25 +174,28 @@ function withGate(
   };
 }
 
-/**
- * The gate sits right before the wire: a connection slot is taken first, so a request the gate lets go is
- * written at once instead of queueing behind others and arriving in a bunch with them.
- */
-function gated(base: typeof fetch, gate: FloodGate, binding: GateBinding, slots: Semaphore): typeof fetch {
+function gated(
+  base: typeof fetch,
+  gate: FloodGate,
+  binding: GateBinding,
+  slots: Semaphore,
+  lane: Exclude<Lane, "unpaced">,
+): typeof fetch {
   const gatedFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const scopes = binding.scopesOf(url, bodyText(init?.body));
     const release = await slots.acquire();
     let response: Response;
     try {
-      if (scopes) await gate.enter(scopes, init?.signal ?? undefined, { paced: scopes.paced });
+      if (scopes)
+        await gate.enter(scopes, init?.signal ?? undefined, { lane: scopes.paced ? lane : "unpaced" });
       response = await base(input, init);
     } finally {
       release();
     }
     if (scopes && response.status === 429) {
       const retryAfterMs = binding.retryAfterMsOf(response, await response.clone().text());
-      if (retryAfterMs !== undefined) gate.rateLimited(scopes, retryAfterMs);
+      if (retryAfterMs !== undefined) await gate.rateLimited(scopes, retryAfterMs);
     }
     return response;
   };

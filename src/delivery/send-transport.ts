@@ -7,8 +7,8 @@
  *   breaks before that — a reset, a stale keep-alive socket, a refused or half-open connection — is
  *   certainly "not sent". Nginx (in front of api.telegram.org and slack.com) and Node answer it; a server
  *   that ignores it gets the body after `continueTimeoutMs`, as curl does.
- * - Keep-alive connections, a request deadline and a bounded number of requests in flight keep the other
- *   kind, "outcome unknown" (the body went out and the answer was lost), rare.
+ * - Keep-alive connections and a request deadline (with the caller's bound on requests in flight) keep the
+ *   other kind, "outcome unknown" (the body went out and the answer was lost), rare.
  *
  * Errors carry `code`: `ERR_REQUEST_NOT_SENT` or `ERR_SEND_OUTCOME_UNKNOWN`, with the network error as
  * `cause` (grammY and the Slack client wrap them, keeping the chain; see `send-outcome.ts`).
@@ -19,7 +19,6 @@
 import http from "node:http";
 import https from "node:https";
 import type { Socket } from "node:net";
-import { createSemaphore } from "./semaphore.ts";
 
 export interface SendTransportOptions {
   /** Send the body only after `100 Continue`. Default true. */
@@ -28,7 +27,7 @@ export interface SendTransportOptions {
   continueTimeoutMs?: number;
   /** Deadline for the whole request, connection to last byte of the answer. Default 30 s. */
   timeoutMs?: number;
-  /** Requests in flight at once; more wait their turn. Default 8. */
+  /** Connections kept per host (the caller bounds requests in flight to the same). Default 8. */
   maxConcurrent?: number;
   /** Idle keep-alive sockets are closed after this, before typical server idle timeouts. Default 20 s. */
   idleSocketMs?: number;
@@ -72,7 +71,6 @@ export function createSendTransport(options: SendTransportOptions = {}): SendTra
     timeout: options.idleSocketMs ?? 20_000,
   };
   const agents = { "http:": new http.Agent(agentOptions), "https:": new https.Agent(agentOptions) };
-  const slots = createSemaphore(maxConcurrent);
 
   const send = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     const url = new URL(input instanceof Request ? input.url : String(input));
@@ -84,21 +82,15 @@ export function createSendTransport(options: SendTransportOptions = {}): SendTra
     if (contentType && !Object.keys(headers).some((name) => name.toLowerCase() === "content-type")) {
       headers["content-type"] = contentType;
     }
-    const signal = init.signal ?? undefined;
-    const release = await slots.acquire();
-    try {
-      return await exchange({
-        url,
-        method,
-        headers,
-        body,
-        agent: agents[protocol],
-        signal,
-        expectContinue: expectContinue && body !== undefined && body.length > 0,
-      });
-    } finally {
-      release();
-    }
+    return exchange({
+      url,
+      method,
+      headers,
+      body,
+      agent: agents[protocol],
+      signal: init.signal ?? undefined,
+      expectContinue: expectContinue && body !== undefined && body.length > 0,
+    });
   };
 
   function exchange(request: {

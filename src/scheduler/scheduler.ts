@@ -1,66 +1,57 @@
 /**
  * The scheduler: every minute, claim each due (user, slot, local date) once, generate it through the
- * runner, hand it to the delivery worker; and repair what a stopped process left behind.
+ * runner and hand it to the outbox; and, every few seconds, give back to work what a stopped process left.
  *
- * Restart rules (all keyed on the database, so they hold across replicas):
- * - `generated` scheduled runs are delivered, never regenerated;
- * - `delivering` runs are settled by the delivery worker (orphaned `sending` rows fail, not re-send);
- * - `claimed`/`generating` runs untouched for `generationTimeoutMinutes` lost their worker: while the
- *   slot's window is open one replica re-claims and regenerates them, after it they end `failed`;
- * - a slot whose window closed with no run at all is recorded `skipped` ("missed window").
+ * It changes runs only through the core's `RunLifecycle`, and decides two things, here and nowhere else:
+ * - which slots are due, missed (their window closed with no run: `skipped`) or coming up (pre-warm);
+ * - what becomes of an orphan — a run claimed or generating under a process that is gone (its lease
+ *   lapsed; on the embedded database, which one process owns, every earlier process): inside its window
+ *   it is reclaimed and generated again at once, still exactly once; past it, or a manual run, it fails.
+ * A generated run that no outbox took (its process died in between) is handed to the outbox again.
  */
-import { randomBytes } from "node:crypto";
 import cron, { type ScheduledTask } from "node-cron";
-import type { Database } from "../../db/client.ts";
-import { getRun } from "../../db/queries/runs.ts";
-import {
-  claimScheduledRun,
-  existingScheduledKeys,
-  reclaimStalledRun,
-  scheduledKey,
-  scheduledRunsInStates,
-  stalledGenerations,
-  transitionRun,
-} from "../../db/queries/schedule.ts";
-import { listUsers } from "../../db/queries/users.ts";
-import type { BriefingRun, SlotName, User } from "../../db/schema/index.ts";
-import type { BriefingMessage } from "../core/assistant.ts";
+import type { BriefingOutcome } from "../core/assistant.ts";
 import type { Clock } from "../core/clock.ts";
-import { errorMessage } from "../core/errors.ts";
+import type { BriefingRun, SlotName, User } from "../core/domain.ts";
+import { errorMessage, RunTakenError } from "../core/errors.ts";
 import { formatLocal } from "../core/local-time.ts";
 import type { ModelClient } from "../core/model.ts";
-import { briefingMessageOf } from "../delivery/briefing-message.ts";
+import type { RunLifecycle, RunQueue, Users } from "../core/ports.ts";
 import { type GenerationObserver, notify, type OpsLogger } from "../delivery/hooks.ts";
-import type { DeliveryWorker } from "../delivery/worker.ts";
+import type { Outbox } from "../delivery/outbox.ts";
 import {
   DEFAULT_STALE_AFTER_MINUTES,
   dueSlots,
   missedSlots,
   type SlotOccurrence,
   scheduleProblem,
-  slotOccurrence,
   upcomingSlots,
 } from "./slot-time.ts";
 
 export interface GenerateRequest {
   user: User;
   slot: SlotName;
-  localDate: string;
-  /** The claimed run; the runner moves it claimed → generating → generated (or failed). */
+  /** The claimed run; the runner moves it claimed → generating → generated (or failed), and records a failure. */
   runId: number;
 }
 
-/**
- * Generates a claimed run (`composeCore`'s `generateBriefing`) and hands back the briefing it stored, which
- * goes to the outbox as it is. A generator that hands back nothing has its run read back instead.
- */
-export type BriefingGenerator = (request: GenerateRequest) => Promise<BriefingMessage | undefined>;
+/** Generates a claimed run: `composeCore`'s `generateBriefing`. */
+export type BriefingGenerator = (request: GenerateRequest) => Promise<BriefingOutcome>;
+
+/** What the scheduler reads and changes, all through the core's ports. */
+export interface SchedulerPorts {
+  users: Pick<Users, "list">;
+  lifecycle: Pick<RunLifecycle, "claim" | "skipMissed" | "reclaim" | "fail">;
+  runQueue: Pick<RunQueue, "scheduledKeys" | "orphaned" | "inStates">;
+}
 
 export interface SchedulerOptions {
-  db: Database;
+  ports: SchedulerPorts;
   clock: Clock;
+  /** This process: the owner of the runs it claims (its lease keeps them its own). */
+  owner: string;
   runner: BriefingGenerator;
-  deliver: DeliveryWorker;
+  deliver: Outbox;
   /** Warmed (`warm("briefing")`) a few minutes before a batch of slots. */
   model?: Pick<ModelClient, "warm">;
   /**
@@ -74,16 +65,12 @@ export interface SchedulerOptions {
   staleAfterMinutes?: number;
   /** Default 5. */
   warmLeadMinutes?: number;
-  /** A claimed/generating run untouched this long lost its worker. Default 20. */
-  generationTimeoutMinutes?: number;
   /** Generations started at once; the rest wait (the model queue orders them anyway). Default 50. */
   maxConcurrentGenerations?: number;
-  /** Stored as the run's `claimedBy`. Default: random per process. */
-  instanceId?: string;
   logger?: OpsLogger;
   observer?: GenerationObserver;
-  /** How often a tick also repairs what stopped processes left (the first tick always does). Default 5. */
-  recoveryIntervalMinutes?: number;
+  /** How often orphans are looked for (and on `start`). Default 10 s. */
+  recoveryIntervalMs?: number;
   /** Cron expression for the tick. Default every minute. */
   cronExpression?: string;
   monotonicNow?: () => number;
@@ -93,23 +80,33 @@ export interface TickReport {
   at: Date;
   claimed: number;
   skipped: number;
-  regenerating: number;
-  resumedDelivery: number;
   warmed: boolean;
   /** Users whose sources the pre-warm started refreshing ahead of their slot. */
   refreshing: number;
 }
 
+/** What one recovery pass gave back to work. */
+export interface RecoveryReport {
+  /** Orphans reclaimed and generating again. */
+  regenerating: number;
+  /** Orphans past their window (or manual), failed with a reason. */
+  failed: number;
+  /** Generated runs no outbox had taken, handed to it. */
+  resumedDelivery: number;
+}
+
 export interface Scheduler {
-  readonly instanceId: string;
+  readonly owner: string;
   /** When the last tick finished; undefined before the first. */
   readonly lastTickAt: Date | undefined;
   readonly lastTickError: string | undefined;
   /** One pass at `now` (default: the clock). Generations it starts run on; `drain()` waits for them. */
   tick(now?: Date): Promise<TickReport>;
+  /** Gives back to work what stopped processes left (also every `recoveryIntervalMs` once started). */
+  recover(now?: Date): Promise<RecoveryReport>;
   /** Waits for every generation and delivery started so far. */
   drain(): Promise<void>;
-  /** Ticks now, then every minute (node-cron). */
+  /** Recovers and ticks now, then ticks every minute (node-cron) and recovers every few seconds. */
   start(): void;
   /** Stops ticking and waits for work in progress, so no send is abandoned mid-call. */
   stop(): Promise<void>;
@@ -118,12 +115,11 @@ export interface Scheduler {
 const MINUTE_MS = 60_000;
 
 export function createScheduler(options: SchedulerOptions): Scheduler {
-  const { db, clock, runner, deliver } = options;
+  const { ports, clock, runner, deliver, owner } = options;
   const logger = options.logger ?? {};
   const staleAfterMinutes = options.staleAfterMinutes ?? DEFAULT_STALE_AFTER_MINUTES;
   const warmLeadMinutes = options.warmLeadMinutes ?? 5;
-  const generationTimeoutMs = (options.generationTimeoutMinutes ?? 20) * MINUTE_MS;
-  const instanceId = options.instanceId ?? `briefbot-${process.pid}-${randomBytes(3).toString("hex")}`;
+  const recoveryIntervalMs = options.recoveryIntervalMs ?? 10_000;
   const monotonicNow = options.monotonicNow ?? (() => performance.now());
   const limit = createLimiter(options.maxConcurrentGenerations ?? 50);
   const generating = new Map<number, Promise<void>>();
@@ -136,22 +132,13 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   let lastTickAt: Date | undefined;
   let lastTickError: string | undefined;
   let ticking: Promise<TickReport> | undefined;
+  let recovering: Promise<RecoveryReport> | undefined;
   let task: ScheduledTask | undefined;
-  let lastRecoveryAt: number | undefined;
-  const recoveryIntervalMs = (options.recoveryIntervalMinutes ?? 5) * MINUTE_MS;
+  let recoveryTimer: NodeJS.Timeout | undefined;
 
-  async function tick(now: Date = clock.now()): Promise<TickReport> {
-    const report: TickReport = {
-      at: now,
-      claimed: 0,
-      skipped: 0,
-      regenerating: 0,
-      resumedDelivery: 0,
-      warmed: false,
-      refreshing: 0,
-    };
-    const users = await listUsers(db);
-    const schedulable = users.filter((user) => {
+  async function schedulableUsers(): Promise<User[]> {
+    const users = await ports.users.list();
+    return users.filter((user) => {
       const problem = scheduleProblem(user);
       if (problem && !reportedProblems.has(`${user.id}:${problem}`)) {
         reportedProblems.add(`${user.id}:${problem}`);
@@ -159,34 +146,36 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       }
       return !problem;
     });
+  }
+
+  async function tick(now: Date = clock.now()): Promise<TickReport> {
+    const report: TickReport = { at: now, claimed: 0, skipped: 0, warmed: false, refreshing: 0 };
+    const schedulable = await schedulableUsers();
     const byId = new Map(schedulable.map((user) => [user.id, user]));
     const window = { staleAfterMinutes };
     const due = dueSlots(schedulable, now, window);
     const missed = missedSlots(schedulable, now, window);
-    const existing = await existingScheduledKeys(db, [
+    const existing = await ports.runQueue.scheduledKeys([
       ...new Set([...due, ...missed].map((occurrence) => occurrence.localDate)),
     ]);
+    const known = (occurrence: SlotOccurrence) =>
+      existing.has(`${occurrence.userId}|${occurrence.slot}|${occurrence.localDate}`);
 
     for (const occurrence of due) {
-      if (existing.has(scheduledKey(occurrence))) continue;
+      if (known(occurrence)) continue;
       // The run carries its window from here on: the outbox reads `notAfter` off it, never the slot times.
-      const run = await claimScheduledRun(db, { ...occurrence, claimedBy: instanceId, now });
+      const run = await ports.lifecycle.claim(occurrence, owner, now);
       const user = byId.get(occurrence.userId);
       if (!run || !user) continue;
       report.claimed += 1;
-      startGeneration(run, user, occurrence.slot);
+      startGeneration(run, user);
     }
 
     for (const occurrence of missed) {
-      if (existing.has(scheduledKey(occurrence))) continue;
+      if (known(occurrence)) continue;
       const user = byId.get(occurrence.userId);
-      const run = await claimScheduledRun(db, {
-        ...occurrence,
-        claimedBy: instanceId,
-        now,
-        state: "skipped",
-        reason: missedReason(occurrence, user?.timeZone ?? "UTC"),
-      });
+      const reason = missedReason(occurrence, user?.timeZone ?? "UTC");
+      const run = await ports.lifecycle.skipMissed(occurrence, owner, reason, now);
       if (run) {
         report.skipped += 1;
         logger.warn?.(
@@ -196,50 +185,26 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       }
     }
 
-    // Repair work is for crashes and replicas, not the common path: first tick, then every few minutes.
-    if (lastRecoveryAt === undefined || now.getTime() - lastRecoveryAt >= recoveryIntervalMs) {
-      lastRecoveryAt = now.getTime();
-      report.regenerating = await recoverStalledGenerations(now, byId);
-      report.resumedDelivery = await resumeGeneratedRuns();
-      await deliver.recover();
-    }
     deliver.kick();
     report.refreshing = refreshAhead(schedulable, now);
     report.warmed = await prewarm(schedulable, now);
     return report;
   }
 
-  function startGeneration(run: BriefingRun, user: User, slot: SlotName): void {
+  function startGeneration(run: BriefingRun, user: User): void {
     const job = limit(async () => {
       const started = monotonicNow();
-      let generated: BriefingMessage | undefined;
-      let state: string;
+      let state = "generated";
       try {
-        generated = await runner({ user, slot, localDate: run.localDate, runId: run.id });
-        // A generator that hands back its briefing has stored it; one that does not is checked.
-        state = generated ? "generated" : await stateAfterSilentRunner(run.id);
+        // The runner records its own failure on the run; here it is only logged and counted.
+        await runner({ user, slot: run.slot, runId: run.id });
       } catch (error) {
-        const reason = `generation failed: ${errorMessage(error)}`;
-        await transitionRun(db, run.id, {
-          from: ["claimed", "generating"],
-          to: "failed",
-          now: clock.now(),
-          reason,
-        });
-        logger.error?.({ runId: run.id, error: reason }, "briefing generation failed");
-        state = "failed";
+        state = error instanceof RunTakenError ? "taken" : "failed";
+        const level = error instanceof RunTakenError ? "warn" : "error";
+        logger[level]?.({ runId: run.id, error: errorMessage(error) }, "briefing generation did not finish");
       }
       notify(() => options.observer?.generation?.((monotonicNow() - started) / 1000, state));
-      if (generated) {
-        await deliver.enqueue({
-          message: briefingMessageOf(generated),
-          claimedAt: run.claimedAt,
-          notAfter: run.notAfter,
-          timeZone: user.timeZone,
-        });
-      } else if (state === "generated") {
-        await deliver.enqueueRun(run.id);
-      }
+      if (state === "generated") await deliver.enqueue(run.id);
     })
       .catch((error: unknown) => {
         logger.error?.({ runId: run.id, error: errorMessage(error) }, "scheduled run could not be completed");
@@ -248,61 +213,53 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     generating.set(run.id, job);
   }
 
-  /** The state a generator left its run in when it handed nothing back; a run it left open is failed. */
-  async function stateAfterSilentRunner(runId: number): Promise<string> {
-    const after = await getRun(db, runId);
-    if (after && (after.state === "claimed" || after.state === "generating")) {
-      await transitionRun(db, runId, {
-        from: ["claimed", "generating"],
-        to: "failed",
-        now: clock.now(),
-        reason: "the runner returned without storing a briefing",
-      });
-      return "failed";
-    }
-    return after?.state ?? "missing";
-  }
-
-  async function recoverStalledGenerations(now: Date, users: Map<number, User>): Promise<number> {
-    const before = new Date(now.getTime() - generationTimeoutMs);
-    let restarted = 0;
-    for (const run of await stalledGenerations(db, before)) {
-      if (generating.has(run.id)) continue;
-      const user = users.get(run.userId);
-      // Runs claimed before they carried their window get it from the slot times.
-      const notAfter =
-        run.notAfter ??
-        (user ? slotOccurrence(user, run.slot, run.localDate, { staleAfterMinutes })?.notAfter : undefined);
-      if (user && notAfter && now <= notAfter) {
-        const taken = await reclaimStalledRun(db, run.id, { claimedBy: instanceId, now, before });
-        if (!taken) continue;
-        restarted += 1;
-        logger.warn?.(
-          { runId: run.id, previousWorker: run.claimedBy },
-          "generation interrupted; regenerating",
-        );
-        startGeneration(taken, user, taken.slot);
-      } else {
-        const failed = await transitionRun(db, run.id, {
-          from: ["claimed", "generating"],
-          to: "failed",
-          now,
-          reason: "generation interrupted (process stopped) and the slot's window has closed",
-        });
-        if (failed) logger.warn?.({ runId: run.id }, "interrupted generation past its window; failed");
+  async function recover(now: Date = clock.now()): Promise<RecoveryReport> {
+    const report: RecoveryReport = { regenerating: 0, failed: 0, resumedDelivery: 0 };
+    const orphans = await ports.runQueue.orphaned({ owner, at: now, everyOtherOwner: false });
+    if (orphans.length > 0) {
+      const users = new Map((await ports.users.list()).map((user) => [user.id, user]));
+      for (const run of orphans) {
+        if (generating.has(run.id)) continue;
+        const outcome = await recoverOrphan(run, users.get(run.userId), now);
+        if (outcome === "regenerating") report.regenerating += 1;
+        if (outcome === "failed") report.failed += 1;
       }
     }
-    return restarted;
+    for (const run of await ports.runQueue.inStates(["generated"])) {
+      if (generating.has(run.id)) continue;
+      const outcome = await deliver.enqueue(run.id);
+      if (outcome !== "not-generated") report.resumedDelivery += 1;
+    }
+    await deliver.recover();
+    return report;
   }
 
-  async function resumeGeneratedRuns(): Promise<number> {
-    let resumed = 0;
-    for (const run of await scheduledRunsInStates(db, ["generated"])) {
-      if (generating.has(run.id)) continue;
-      const outcome = await deliver.enqueueRun(run.id);
-      if (outcome !== "not-generated") resumed += 1;
+  /** Inside its window a scheduled orphan is generated again at once; otherwise it fails, saying why. */
+  async function recoverOrphan(
+    run: BriefingRun,
+    user: User | undefined,
+    now: Date,
+  ): Promise<"regenerating" | "failed" | "lost-race"> {
+    const previousOwner = run.claimedBy ?? "";
+    const inWindow = run.trigger === "schedule" && run.notAfter !== null && now <= run.notAfter;
+    if (user && inWindow) {
+      const taken = await ports.lifecycle.reclaim(run.id, previousOwner, owner, now);
+      if (!taken) return "lost-race";
+      logger.warn?.(
+        { runId: run.id, previousOwner },
+        "generation interrupted (its process stopped); regenerating",
+      );
+      startGeneration(taken, user);
+      return "regenerating";
     }
-    return resumed;
+    const reason =
+      run.trigger === "schedule"
+        ? "generation interrupted (its process stopped) and the slot's window has closed"
+        : "generation interrupted: the process making this briefing stopped; ask for it again";
+    const failed = await ports.lifecycle.fail(run.id, previousOwner, reason, now);
+    if (!failed) return "lost-race";
+    logger.warn?.({ runId: run.id, previousOwner }, "interrupted generation could not be resumed; failed");
+    return "failed";
   }
 
   /**
@@ -368,9 +325,22 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     return ticking;
   }
 
+  async function guardedRecover(now?: Date): Promise<RecoveryReport> {
+    if (recovering) return recovering;
+    recovering = recover(now)
+      .catch((error: unknown) => {
+        logger.warn?.({ error: errorMessage(error) }, "recovery pass failed; the next one tries again");
+        throw error;
+      })
+      .finally(() => {
+        recovering = undefined;
+      });
+    return recovering;
+  }
+
   async function drain(): Promise<void> {
-    while (ticking || generating.size > 0 || refreshing.size > 0) {
-      await Promise.allSettled([ticking, ...generating.values(), ...refreshing]);
+    while (ticking || recovering || generating.size > 0 || refreshing.size > 0) {
+      await Promise.allSettled([ticking, recovering, ...generating.values(), ...refreshing]);
     }
     await deliver.drain();
     // A delivery may have finished a run whose settling started another pass.
@@ -378,7 +348,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   }
 
   return {
-    instanceId,
+    owner,
     get lastTickAt() {
       return lastTickAt;
     },
@@ -386,16 +356,24 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       return lastTickError;
     },
     tick: guardedTick,
+    recover: guardedRecover,
     drain,
     start() {
       if (task) return;
       task = cron.schedule(options.cronExpression ?? "* * * * *", () => guardedTick().catch(() => {}), {
-        name: `briefbot-scheduler-${instanceId}`,
+        name: `briefbot-scheduler-${owner}`,
         noOverlap: true,
       });
-      guardedTick().catch(() => {});
+      // Catch-up first: orphans of a stopped process go back to work before new slots are claimed.
+      guardedRecover()
+        .catch(() => undefined)
+        .then(() => guardedTick())
+        .catch(() => {});
+      recoveryTimer = setInterval(() => guardedRecover().catch(() => {}), recoveryIntervalMs);
+      recoveryTimer.unref();
     },
     async stop() {
+      clearInterval(recoveryTimer);
       await task?.stop();
       await task?.destroy();
       task = undefined;

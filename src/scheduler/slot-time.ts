@@ -3,8 +3,7 @@
  * The wall-time → instant math (and its DST rules) is the core's `slotInstant`, shared with /settings.
  */
 import { DateTime } from "luxon";
-import type { User } from "../../db/schema/users.ts";
-import { SLOT_NAMES, type SlotName } from "../core/domain.ts";
+import { SLOT_NAMES, type SlotName, type User } from "../core/domain.ts";
 import { isClockTime, isValidTimeZone, localDate } from "../core/local-time.ts";
 import { DEFAULT_STALE_AFTER_MINUTES, slotInstant, slotWindow } from "../core/slot-schedule.ts";
 

@@ -7,10 +7,6 @@
  * observed in this process; model queue gauges come from the model router's `stats()`.
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { Database } from "../../db/client.ts";
-import { countDeliveriesByState } from "../../db/queries/deliveries.ts";
-import { type GroundingFigures, groundingFigures } from "../../db/queries/grounding.ts";
-import { countRunsByState, countToolCallsByTool, groundingTotals } from "../../db/queries/schedule.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { FloodGateStats } from "../delivery/flood-gate.ts";
 import type { DeliveryObserver, GenerationObserver } from "../delivery/hooks.ts";
@@ -35,8 +31,29 @@ export interface ModelQueueStats {
 /** The `utilisation` windows as `window` label values. */
 export const UTILISATION_WINDOWS = { lastMinute: "1m", last15Minutes: "15m", sinceStart: "start" } as const;
 
+/** The grounding gate's figures, summed per kind of answer and what the gate did. */
+export interface GroundingFigures {
+  /** briefing: a run's prose (check-ins included); chat: a follow-up or plain chat reply. */
+  answer: "briefing" | "chat";
+  action: string;
+  answers: number;
+  claimsChecked: number;
+  corrections: number;
+  sentencesRemoved: number;
+  unbacked: number;
+}
+
+/** The counts `/metrics` reads from the database at every scrape (`db/stores/metrics.ts`). */
+export interface MetricsReadings {
+  runsByState(): Promise<Array<{ state: string; trigger: string; count: number }>>;
+  deliveriesByState(): Promise<Array<{ platform: string; state: string; count: number }>>;
+  toolCallsByTool(): Promise<Array<{ tool: string; count: number }>>;
+  groundingTotals(): Promise<Array<{ action: string; runs: number; corrections: number; unbacked: number }>>;
+  groundingFigures(): Promise<GroundingFigures[]>;
+}
+
 export interface MetricsSources {
-  db: Database;
+  readings: MetricsReadings;
   model?: { stats(): ModelQueueStats[] } | undefined;
   /** One per platform client whose sends pass a flood gate. */
   floodGates?: Array<{ stats(): FloodGateStats }> | undefined;
@@ -55,7 +72,7 @@ const LAG_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 5400];
 export function createMetrics(sources: MetricsSources): BriefbotMetrics {
   const registry = new Registry();
   const registers = [registry];
-  const { db } = sources;
+  const { readings } = sources;
   const guard = async (what: string, collect: () => Promise<void>) => {
     try {
       await collect();
@@ -75,12 +92,12 @@ export function createMetrics(sources: MetricsSources): BriefbotMetrics {
   /** A metric recomputed from database rows at every scrape; a failed read leaves it untouched. */
   const readAtScrape = <Metric extends { reset(): void }, Row>(
     source: string,
-    read: (db: Database) => Promise<Row[]>,
+    read: () => Promise<Row[]>,
     record: (metric: Metric, rows: Row[]) => void,
   ) =>
     async function (this: Metric) {
       await guard(source, async () => {
-        const rows = await read(db);
+        const rows = await read();
         this.reset();
         record(this, rows);
       });
@@ -91,9 +108,13 @@ export function createMetrics(sources: MetricsSources): BriefbotMetrics {
     help: "Briefing runs in the database by state and trigger.",
     labelNames: ["state", "trigger"],
     registers,
-    collect: readAtScrape("runs", countRunsByState, (gauge: Gauge, rows) => {
-      for (const row of rows) gauge.set({ state: row.state, trigger: row.trigger }, row.count);
-    }),
+    collect: readAtScrape(
+      "runs",
+      () => readings.runsByState(),
+      (gauge: Gauge, rows) => {
+        for (const row of rows) gauge.set({ state: row.state, trigger: row.trigger }, row.count);
+      },
+    ),
   });
 
   new Gauge({
@@ -101,9 +122,13 @@ export function createMetrics(sources: MetricsSources): BriefbotMetrics {
     help: "Outbox rows by platform and state.",
     labelNames: ["platform", "state"],
     registers,
-    collect: readAtScrape("deliveries", countDeliveriesByState, (gauge: Gauge, rows) => {
-      for (const row of rows) gauge.set({ platform: row.platform, state: row.state }, row.count);
-    }),
+    collect: readAtScrape(
+      "deliveries",
+      () => readings.deliveriesByState(),
+      (gauge: Gauge, rows) => {
+        for (const row of rows) gauge.set({ platform: row.platform, state: row.state }, row.count);
+      },
+    ),
   });
 
   new Counter({
@@ -111,9 +136,13 @@ export function createMetrics(sources: MetricsSources): BriefbotMetrics {
     help: "Tool calls stored as receipts, by tool (retention may lower it, which Prometheus reads as a reset).",
     labelNames: ["tool"],
     registers,
-    collect: readAtScrape("tool_calls", countToolCallsByTool, (counter: Counter, rows) => {
-      for (const row of rows) counter.inc({ tool: row.tool }, row.count);
-    }),
+    collect: readAtScrape(
+      "tool_calls",
+      () => readings.toolCallsByTool(),
+      (counter: Counter, rows) => {
+        for (const row of rows) counter.inc({ tool: row.tool }, row.count);
+      },
+    ),
   });
 
   // prom-client collects in registration order, so each metric reads its own source.
@@ -122,24 +151,36 @@ export function createMetrics(sources: MetricsSources): BriefbotMetrics {
     help: "Briefings checked against their receipts, by the action the check took.",
     labelNames: ["action"],
     registers,
-    collect: readAtScrape("grounding", groundingTotals, (counter: Counter, rows) => {
-      for (const row of rows) counter.inc({ action: row.action }, row.runs);
-    }),
+    collect: readAtScrape(
+      "grounding",
+      () => readings.groundingTotals(),
+      (counter: Counter, rows) => {
+        for (const row of rows) counter.inc({ action: row.action }, row.runs);
+      },
+    ),
   });
   new Counter({
     name: "briefbot_grounding_corrections_total",
     help: "Corrections the grounding check made (rewrites and removed sentences).",
     registers,
-    collect: readAtScrape("grounding", groundingTotals, (counter: Counter, rows) => {
-      counter.inc(rows.reduce((sum, row) => sum + row.corrections, 0));
-    }),
+    collect: readAtScrape(
+      "grounding",
+      () => readings.groundingTotals(),
+      (counter: Counter, rows) => {
+        counter.inc(rows.reduce((sum, row) => sum + row.corrections, 0));
+      },
+    ),
   });
 
   // The gate's figures per answer, briefings and chat replies alike (labels: answer=briefing|chat).
   const perAnswer = (value: (row: GroundingFigures) => number) =>
-    readAtScrape("grounding_answers", groundingFigures, (counter: Counter, rows) => {
-      for (const row of rows) counter.inc({ answer: row.answer, action: row.action }, value(row));
-    });
+    readAtScrape(
+      "grounding_answers",
+      () => readings.groundingFigures(),
+      (counter: Counter, rows) => {
+        for (const row of rows) counter.inc({ answer: row.answer, action: row.action }, value(row));
+      },
+    );
   new Counter({
     name: "briefbot_grounded_answers_total",
     help: "Answers the grounding gate checked (briefings, check-ins, follow-ups, chat), by what it did.",

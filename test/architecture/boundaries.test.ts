@@ -175,6 +175,25 @@ function plantEveryRule(copy: string): { plants: Plant[]; allowedFiles: string[]
   forbid("delivery-never-imports-scheduler", deliveryFile, scheduler, "dynamic import() of the scheduler");
   forbid("every-import-resolves", deliveryFile, "./planted-no-such-module.ts", "import() of a missing file");
 
+  const dbQuery = someModule(copy, "db/queries");
+  const dbSchema = someModule(copy, "db/schema");
+  const portsRule = "scheduler-delivery-server-use-ports-not-the-database";
+  const schedulerFile = "src/scheduler/planted-violations.ts";
+  write(schedulerFile, [
+    `import type * as Schema from "${specifier(schedulerFile, dbSchema)}";`,
+    "export type Planted = typeof Schema;",
+  ]);
+  forbid(portsRule, schedulerFile, dbSchema, "type-only import of the schema");
+  const outboxFile = "src/delivery/planted-database.ts";
+  write(outboxFile, [`export const queries = () => import("${specifier(outboxFile, dbQuery)}");`]);
+  forbid(portsRule, outboxFile, dbQuery, "dynamic import() of a query module");
+  const serverFile = "src/server/planted-violations.ts";
+  write(serverFile, [
+    `import { sql } from "${specifier(serverFile, dbQuery)}";`,
+    "export const planted = sql;",
+  ]);
+  forbid(portsRule, serverFile, dbQuery, "a value import of a query module");
+
   // The other side of each rule: a rule that forbade everything would pass the checks above just as well.
   // The adapters' door is the core's index; until the core refactor writes it, an empty one stands in.
   if (!existsSync(join(copy, "src/core/index.ts"))) write("src/core/index.ts", ["export {};"]);

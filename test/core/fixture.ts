@@ -23,6 +23,8 @@ import { createModelClient } from "../../src/models/index.ts";
 import { type OllamaTestServer, type ScriptedToolCall, startOllamaServer } from "../servers/ollama-server.ts";
 
 export const MODEL = "qwen2.5:7b";
+/** The process name the test core works under: runs a test claims for it must carry it. */
+export const TEST_OWNER = "test-process";
 export const SMALL_MODEL = "llama3.2:1b";
 /** 07:00 on Monday 2 June 2025 in Europe/London (BST). */
 export const START = "2025-06-02T06:00:00Z";
@@ -62,18 +64,21 @@ export function toolContextFor(db: Database, user: User, clock: Clock = fixedClo
 export function testCore<MODEL extends ModelClient, CLOCK extends Clock = ReturnType<typeof fixedClock>>(
   db: Database,
   model: MODEL,
-  options: Partial<Pick<CoreOptions, "checkInContext" | "tools" | "config" | "timer" | "geocoder">> & {
+  options: Partial<Pick<CoreOptions, "tools" | "config" | "timer" | "geocoder" | "owner">> & {
     clock?: CLOCK;
     /** `Sources.refresh`, e.g. `createSourceRefresher` against the Open-Meteo test server; default none. */
     refresh?: Sources["refresh"];
+    /** Changes the ports the core gets (a failing store, say). */
+    wrapPorts?: (ports: Ports) => Ports;
   } = {},
 ) {
   const clock = options.clock ?? (fixedClock(START) as unknown as CLOCK);
   const logger = recordingLogger();
   const stores = createDbPorts(db);
-  const ports: Ports = options.refresh
+  const given: Ports = options.refresh
     ? { ...stores, sources: { ...stores.sources, refresh: options.refresh } }
     : stores;
+  const ports = options.wrapPorts ? options.wrapPorts(given) : given;
   const core = composeCore({
     ports,
     model,
@@ -81,7 +86,7 @@ export function testCore<MODEL extends ModelClient, CLOCK extends Clock = Return
     ids: sequentialIds("runner"),
     logger,
     config: options.config ?? {},
-    checkInContext: options.checkInContext,
+    owner: options.owner ?? TEST_OWNER,
     tools: options.tools,
     timer: options.timer,
     geocoder: options.geocoder,

@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrationsFolder } from "../../db/client.ts";
 import { findConversation } from "../../db/queries/conversations.ts";
 import { getPendingAction } from "../../db/queries/pending-actions.ts";
-import { claimScheduledRun } from "../../db/queries/schedule.ts";
 import { getTask } from "../../db/queries/tasks.ts";
 import { findUserByIdentity, getUser } from "../../db/queries/users.ts";
 import { deliveries, events, messages, processedEvents, projects } from "../../db/schema/index.ts";
@@ -120,16 +119,10 @@ for (const kind of ["pglite", "postgres"] as const) {
 
     it("keeps defaults and the claim-once index working on the enum columns", async () => {
       const db = testDb.open.db;
-      const claim = {
-        userId: 1,
-        slot: "morning" as const,
-        localDate: "2025-06-02",
-        claimedBy: "t",
-        now: new Date(),
-        notAfter: new Date(),
-      };
-      expect(await claimScheduledRun(db, claim)).toBeUndefined();
-      const fresh = await claimScheduledRun(db, { ...claim, localDate: "2025-06-03" });
+      const { lifecycle } = createDbPorts(db);
+      const claim = { userId: 1, slot: "morning" as const, localDate: "2025-06-02", notAfter: new Date() };
+      expect(await lifecycle.claim(claim, "t", new Date())).toBeUndefined();
+      const fresh = await lifecycle.claim({ ...claim, localDate: "2025-06-03" }, "t", new Date());
       expect(fresh).toMatchObject({ state: "claimed", trigger: "schedule" });
       await expect(
         db.execute(sql`update briefing_runs set state = 'exploded' where id = 1`),

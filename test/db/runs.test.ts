@@ -1,18 +1,13 @@
 import { expect, it } from "vitest";
 import { insertMessages, listRunReceipts } from "../../db/queries/messages.ts";
-import {
-  createRun,
-  failRun,
-  finishRun,
-  getUserRun,
-  latestFinishedRun,
-  startClaimedRun,
-} from "../../db/queries/runs.ts";
+import { getUserRun, latestFinishedRun } from "../../db/queries/runs.ts";
+import { createRunLifecycle } from "../../db/stores/index.ts";
+import type { RunResult } from "../../src/core/domain.ts";
 import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
 
 const at = new Date("2025-06-02T06:00:00Z");
-const result = {
-  mode: "agentic" as const,
+const result: RunResult = {
+  mode: "agentic",
   route: "briefing",
   endpoint: "default",
   model: "qwen2.5:7b",
@@ -21,52 +16,52 @@ const result = {
   promptTokens: 900,
   evalTokens: 120,
   timings: { totalMs: 12 },
-  grounding: { claimsChecked: 3, unbacked: [], action: "none" as const },
+  grounding: { claimsChecked: 3, unbacked: [], action: "none" },
   prose: "Morning.",
+  checks: [],
   reason: null,
 };
 
 describeEachDatabase("briefing runs", (getDb) => {
-  it("creates, finishes and finds runs scoped to their user", async () => {
+  it("finds a user's runs for that user only, and the latest that produced a briefing", async () => {
     const db = getDb();
+    const lifecycle = createRunLifecycle(db);
     const user = await createTestUser(db);
     const other = await createTestUser(db);
-    const run = await createRun(db, {
+    const run = await lifecycle.createManual({
       userId: user.id,
       slot: "morning",
       localDate: "2025-06-02",
-      trigger: "manual",
+      owner: "a",
       at,
     });
-    expect(run.state).toBe("generating");
     expect(await latestFinishedRun(db, user.id)).toBeUndefined();
-    await finishRun(db, run.id, result, at);
+    await lifecycle.finish(run.id, "a", result, at);
     expect(await latestFinishedRun(db, user.id)).toMatchObject({
       id: run.id,
       state: "generated",
       promptTokens: 900,
     });
     expect(await getUserRun(db, other.id, run.id)).toBeUndefined();
-    const failed = await createRun(db, {
+    const failed = await lifecycle.createManual({
       userId: user.id,
       slot: "midday",
       localDate: "2025-06-02",
-      trigger: "manual",
+      owner: "a",
       at,
     });
-    await failRun(db, failed.id, "boom", at);
+    await lifecycle.fail(failed.id, "a", "boom", at);
     expect((await latestFinishedRun(db, user.id))?.id).toBe(run.id);
-    await expect(startClaimedRun(db, run.id, at)).rejects.toThrow(/is generated, not claimed/);
   });
 
   it("reads receipts back with arguments, parsed results and their time", async () => {
     const db = getDb();
     const user = await createTestUser(db);
-    const run = await createRun(db, {
+    const run = await createRunLifecycle(db).createManual({
       userId: user.id,
       slot: "morning",
       localDate: "2025-06-02",
-      trigger: "manual",
+      owner: "a",
       at,
     });
     await insertMessages(db, [

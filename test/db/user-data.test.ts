@@ -5,7 +5,7 @@
  *
  * Shared caches are not user rows and stay: `weather_cache` holds forecasts keyed by rounded coordinates,
  * shared by everyone at that place; `processed_events` holds platform event ids already handled (Slack
- * retries), which name no user.
+ * retries), which name no user; `leases` and `rate_buckets` coordinate processes, not people.
  */
 import { sql } from "drizzle-orm";
 import { expect, it } from "vitest";
@@ -51,7 +51,13 @@ const OWNERSHIP: Record<string, Ownership> = {
     kind: "owned",
     paths: [{ column: "external_user_id", parent: { table: "identities", key: "external_user_id" } }],
   },
+  forget_questions: byUser(),
   weather_cache: { kind: "shared", why: "forecasts by place, shared by everyone there" },
+  leases: {
+    kind: "shared",
+    why: "which process holds what (its heartbeat, a poller, a source fetch); no user",
+  },
+  rate_buckets: { kind: "shared", why: "the pace of a bot token and its chats, shared by every process" },
   processed_events: { kind: "shared", why: "handled platform event ids; they name no user" },
 };
 

@@ -1,10 +1,15 @@
+/**
+ * The flood gate, in virtual time over the in-memory store: requests wait out 429 pauses and the pace of
+ * every scope they count against, questions go before briefings, a cooling chat is passed by a free one,
+ * and the outbox's reserved turn is used by its first request.
+ */
 import { describe, expect, it } from "vitest";
-import type { Database } from "../../db/client.ts";
 import { FloodGate } from "../../src/delivery/flood-gate.ts";
-import { createMetrics } from "../../src/server/metrics.ts";
+import { createMemoryRateLimitStore, type RateRule } from "../../src/delivery/rate-limits.ts";
+import { createMetrics, type MetricsReadings } from "../../src/server/metrics.ts";
 
 /** These metrics read no table; any database access would fail the test loudly. */
-const unusedDatabase = new Proxy({} as Database, {
+const unusedDatabase = new Proxy({} as MetricsReadings, {
   get: () => {
     throw new Error("the flood gate metrics must not touch the database");
   },
@@ -14,11 +19,15 @@ const unusedDatabase = new Proxy({} as Database, {
 function gateWithVirtualTime() {
   let now = 0;
   const sleeps: number[] = [];
+  const chat = (key: string): RateRule => ({ scope: key, intervalMs: 1000 });
   const gate = new FloodGate({
     platform: "telegram",
-    keyAllowance: (key) =>
-      key.startsWith("chat:-") ? { max: 20, windowMs: 60_000 } : { max: 1, windowMs: 1000 },
-    groupAllowance: () => ({ max: 30, windowMs: 1000 }),
+    store: createMemoryRateLimitStore(() => now),
+    rules: (scopes, lane) => [
+      { scope: scopes.group, intervalMs: 100 },
+      ...(lane === "outbox" ? [{ scope: "outbox", intervalMs: 200 }] : []),
+      ...(scopes.key ? [chat(scopes.key)] : []),
+    ],
     now: () => now,
     sleep: async (ms) => {
       sleeps.push(ms);
@@ -37,51 +46,91 @@ function gateWithVirtualTime() {
 }
 
 describe("flood gate", () => {
-  it("pauses the whole token when the chat had not used its own allowance", async () => {
-    const { gate, sleeps, at, now } = gateWithVirtualTime();
+  it("holds every request on a 429's scopes, the token and the chat, until retry_after has passed", async () => {
+    const { gate, at, now } = gateWithVirtualTime();
     await gate.enter({ group: "global", key: "chat:1" });
-    gate.rateLimited({ group: "global", key: "chat:1" }, 2000);
+    await gate.rateLimited({ group: "global", key: "chat:1" }, 2000);
     at(500);
+    expect(await gate.pausedFor("global")).toBe(1500);
     await gate.enter({ group: "global", key: "chat:2" });
     expect(now()).toBe(2000);
-    expect(sleeps).toEqual([1500]);
     expect(gate.stats()).toMatchObject({
       pausesByScope: { global: 1, chat: 1 },
       heldRequests: 1,
       heldMs: 1500,
     });
-  });
-
-  it("pauses only the chat when its own limit explains the 429", async () => {
-    const { gate, sleeps, at, now } = gateWithVirtualTime();
-    await gate.enter({ group: "global", key: "chat:1" });
-    at(300);
-    await gate.enter({ group: "global", key: "chat:1" });
-    gate.rateLimited({ group: "global", key: "chat:1" }, 1000);
-    expect(gate.pausedUntilOf("chat:1")).toBe(1300);
-    expect(gate.pausedUntilOf("global")).toBeUndefined();
-    await gate.enter({ group: "global", key: "chat:2" });
-    expect(sleeps).toEqual([]);
-    await gate.enter({ group: "global", key: "chat:1" });
-    expect(now()).toBe(1300);
-  });
-
-  it("pauses the token too when it was at its overall allowance", async () => {
-    const { gate } = gateWithVirtualTime();
-    for (let chat = 0; chat < 30; chat += 1) await gate.enter({ group: "global", key: `chat:${chat}` });
-    await gate.enter({ group: "global", key: "chat:0" });
-    gate.rateLimited({ group: "global", key: "chat:0" }, 1000);
-    expect(gate.pausedUntilOf("global")).toBe(1000);
+    // Chat actions are not paced but wait out a pause all the same.
+    await gate.rateLimited({ group: "global" }, 300);
+    await gate.enter({ group: "global", key: "chat:3" }, undefined, { lane: "unpaced" });
+    expect(now()).toBe(2300);
   });
 
   it("never shortens a pause, and tells listeners", async () => {
     const { gate } = gateWithVirtualTime();
     const paused: string[] = [];
-    gate.onPause((scope, until) => paused.push(`${scope}@${until}`));
-    gate.rateLimited({ group: "global" }, 5000);
-    gate.rateLimited({ group: "global" }, 1000);
-    expect(gate.pausedUntilOf("global")).toBe(5000);
-    expect(paused).toEqual(["global@5000", "global@1000"]);
+    gate.onPause((scope, forMs) => paused.push(`${scope}+${forMs}`));
+    await gate.rateLimited({ group: "global" }, 5000);
+    await gate.rateLimited({ group: "global" }, 1000);
+    expect(await gate.pausedFor("global")).toBe(5000);
+    expect(paused).toEqual(["global+5000", "global+1000"]);
+  });
+
+  it("spaces requests evenly at each scope's pace: the token's, the outbox's share, one chat's", async () => {
+    const { gate, now } = gateWithVirtualTime();
+    const departures: number[] = [];
+    for (let chat = 0; chat < 5; chat += 1) {
+      await gate.enter({ group: "global", key: `chat:${chat}` });
+      departures.push(now());
+    }
+    expect(departures).toEqual([0, 100, 200, 300, 400]);
+    const outbox: number[] = [];
+    for (let chat = 10; chat < 13; chat += 1) {
+      await gate.enter({ group: "global", key: `chat:${chat}` }, undefined, { lane: "outbox" });
+      outbox.push(now());
+    }
+    expect(outbox).toEqual([500, 700, 900]);
+    await gate.enter({ group: "global", key: "chat:0" });
+    expect(now()).toBe(1000);
+  });
+
+  it("serves a waiting question before waiting briefings, and lets a free chat pass a cooling one", async () => {
+    const { gate, now } = gateWithVirtualTime();
+    await gate.enter({ group: "global", key: "chat:busy" });
+    const order: string[] = [];
+    // Names only: virtual time moves inside the gate's sleeps, before a waiter's continuation runs.
+    const entered = (name: string) => () => order.push(name);
+    await Promise.all([
+      gate
+        .enter({ group: "global", key: "chat:busy" }, undefined, { lane: "outbox" })
+        .then(entered("busy briefing")),
+      gate
+        .enter({ group: "global", key: "chat:a" }, undefined, { lane: "outbox" })
+        .then(entered("briefing a")),
+      gate.enter({ group: "global", key: "chat:q" }).then(entered("question")),
+    ]);
+    expect(order).toEqual(["question", "briefing a", "busy briefing"]);
+    expect(now()).toBe(1000);
+  });
+
+  it("lets the outbox's first request use the turn it reserved before claiming its row", async () => {
+    const { gate, now, sleeps } = gateWithVirtualTime();
+    await gate.reserve({ group: "global", key: "chat:7" });
+    const reservedAt = now();
+    await gate.enter({ group: "global", key: "chat:7" }, undefined, { lane: "outbox" });
+    expect(now()).toBe(reservedAt);
+    // The second part of the same briefing waits for the chat's pace again.
+    await gate.enter({ group: "global", key: "chat:7" }, undefined, { lane: "outbox" });
+    expect(now()).toBe(reservedAt + 1000);
+    expect(sleeps.length).toBeGreaterThan(0);
+  });
+
+  it("drops a request whose caller gave up while it waited", async () => {
+    const { gate } = gateWithVirtualTime();
+    await gate.rateLimited({ group: "global" }, 10_000);
+    const aborted = new AbortController();
+    aborted.abort(new Error("timed out"));
+    await expect(gate.enter({ group: "global", key: "chat:1" }, aborted.signal)).rejects.toThrow("timed out");
+    expect(gate.waiting).toBe(0);
   });
 });
 
@@ -89,10 +138,10 @@ describe("flood gate metrics", () => {
   it("exports pauses by scope and the requests it held back", async () => {
     const { gate, at } = gateWithVirtualTime();
     await gate.enter({ group: "global", key: "chat:1" });
-    gate.rateLimited({ group: "global", key: "chat:1" }, 1000);
+    await gate.rateLimited({ group: "global", key: "chat:1" }, 1000);
     at(200);
     await gate.enter({ group: "global", key: "chat:2" });
-    const metrics = createMetrics({ db: unusedDatabase, floodGates: [gate] });
+    const metrics = createMetrics({ readings: unusedDatabase, floodGates: [gate] });
     const body = await metrics.registry.getSingleMetricAsString("briefbot_flood_gate_pauses_total");
     expect(body).toContain('briefbot_flood_gate_pauses_total{platform="telegram",scope="global"} 1');
     expect(body).toContain('briefbot_flood_gate_pauses_total{platform="telegram",scope="chat"} 1');

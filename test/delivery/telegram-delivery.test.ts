@@ -7,7 +7,8 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
 import { createTelegramBot, type TelegramBot } from "../../bots/telegram/index.ts";
 import type { Database } from "../../db/client.ts";
-import { deliveriesOfRun, INTERRUPTED_SEND_REASON } from "../../db/queries/deliveries.ts";
+import { INTERRUPTED_SEND_REASON } from "../../db/queries/run-lifecycle.ts";
+import { deliveriesOfRun } from "../../db/queries/run-queue.ts";
 import { linkIdentity } from "../../db/queries/users.ts";
 import { briefingRuns, users } from "../../db/schema/index.ts";
 import { createPlatformState } from "../../db/stores/index.ts";
@@ -74,7 +75,7 @@ describeEachDatabase("delivery through the real Telegram adapter", (getDb) => {
     const db = getDb();
     const clock = fixedClock("2025-06-02T06:00:00Z");
     const { user, chatId } = await linkedUser(db);
-    const rig = startRig(db, clock, modelFor(ollama), { senders: [telegramSender(db, clock)] });
+    const rig = await startRig(db, clock, modelFor(ollama), { senders: [telegramSender(db, clock)] });
     await rig.scheduler.tick();
     await rig.scheduler.drain();
 
@@ -93,7 +94,7 @@ describeEachDatabase("delivery through the real Telegram adapter", (getDb) => {
     const { user, chatId } = await linkedUser(db);
     telegram.blockChat(chatId);
     const before = telegram.callsTo("sendMessage").length;
-    const rig = startRig(db, clock, modelFor(ollama), { senders: [telegramSender(db, clock)] });
+    const rig = await startRig(db, clock, modelFor(ollama), { senders: [telegramSender(db, clock)] });
     await rig.scheduler.tick();
     await rig.scheduler.drain();
 
@@ -118,14 +119,14 @@ describeEachDatabase("delivery through the real Telegram adapter", (getDb) => {
         return new Promise<never>(() => {});
       },
     };
-    const processA = startRig(db, clock, modelFor(ollama), { senders: [dying] });
+    const processA = await startRig(db, clock, modelFor(ollama), { senders: [dying] });
     await processA.scheduler.tick();
     await eventually(async () => telegram.chat(chatId).botMessages().length > 0);
     const postedByA = telegram.chat(chatId).botMessages().length;
 
-    clock.advance(10 * 60_000);
-    const processB = startRig(db, clock, modelFor(ollama), { senders: [telegramSender(db, clock)] });
-    await processB.scheduler.tick();
+    await processA.die();
+    const processB = await startRig(db, clock, modelFor(ollama), { senders: [telegramSender(db, clock)] });
+    await processB.scheduler.recover();
     await processB.scheduler.drain();
 
     expect(telegram.chat(chatId).botMessages()).toHaveLength(postedByA);

@@ -14,8 +14,10 @@ import {
   events,
   feedItems,
   feeds,
+  forgetQuestions,
   identities,
   invites,
+  leases,
   linkAttempts,
   messages,
   notes,
@@ -23,6 +25,7 @@ import {
   platformMessages,
   processedEvents,
   projects,
+  rateBuckets,
   runArchives,
   tasks,
   type User,
@@ -176,6 +179,7 @@ export async function seedUserData(
     runId: run.id,
     threadKey: `telegram:${marker}:1`,
   });
+  await db.insert(forgetQuestions).values({ userId, token: marker, step: 1, expiresAt: AT });
   // Shared caches: keyed by place and by platform event, never by user.
   await db
     .insert(weatherCache)
@@ -184,6 +188,15 @@ export async function seedUserData(
   await db
     .insert(processedEvents)
     .values({ platform: "slack", eventId: `Ev-${marker}` })
+    .onConflictDoNothing();
+  // Coordination between processes: leases name processes and sources, rate buckets chats and tokens.
+  await db
+    .insert(leases)
+    .values({ name: `source:${marker}`, holder: "some-process", acquiredAt: AT, expiresAt: AT })
+    .onConflictDoNothing();
+  await db
+    .insert(rateBuckets)
+    .values({ scope: `chat:${marker}`, theoreticalArrival: AT })
     .onConflictDoNothing();
   return { user, marker, token, calendarSource, feedUrl, runId: run.id };
 }

@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { Database } from "../../db/client.ts";
 import { formatModelsReport, modelsReport, parseUtilisation } from "../../src/cli/commands/models.ts";
 import { parseParameterSize } from "../../src/models/capabilities.ts";
 import type { ModelsInspection } from "../../src/models/inspect.ts";
 import { createHttpServer } from "../../src/server/http-server.ts";
-import { createMetrics } from "../../src/server/metrics.ts";
+import { createMetrics, type MetricsReadings } from "../../src/server/metrics.ts";
 import { cliHarness } from "../helpers/cli.ts";
 import {
   type OllamaTestServer,
@@ -196,12 +195,12 @@ describe("briefbot models", () => {
       ...Array.from({ length: 6 }, (_, index) => client.chat(ask("briefing", `b${index}`))),
       client.chat(ask("interactive", "q")),
     ]);
-    const noDatabase = new Proxy({} as Database, {
+    const noDatabase = new Proxy({} as MetricsReadings, {
       get: () => {
         throw new Error("no database in this test");
       },
     });
-    const metrics = createMetrics({ db: noDatabase, model: client });
+    const metrics = createMetrics({ readings: noDatabase, model: client });
     const http = createHttpServer({
       health: async () => ({ ok: true }) as never,
       metrics: () => metrics.render(),

@@ -31,7 +31,7 @@ describe("scheduler across DST changes", () => {
   async function walk(from: string, hours: number) {
     const db = testDb.open.db;
     const clock = fixedClock(from);
-    const rig = startRig(db, clock, modelFor(ollama));
+    const rig = await startRig(db, clock, modelFor(ollama));
     for (let minute = 0; minute < hours * 60; minute += 5) {
       await rig.scheduler.tick();
       // Generation takes no fake time: the window check at delivery sees the claim minute.

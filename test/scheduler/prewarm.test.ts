@@ -14,7 +14,7 @@ import { testCore } from "../core/fixture.ts";
 import { describeEachDatabase } from "../helpers/database.ts";
 import type { OllamaTestServer } from "../servers/ollama-server.ts";
 import { type OpenMeteoServer, startOpenMeteoServer } from "../servers/open-meteo-server.ts";
-import { MODEL, modelFor, startModel, startRig, telegramUser } from "./rig.ts";
+import { MODEL, modelFor, nextOwner, startModel, startRig, telegramUser } from "./rig.ts";
 
 const MORNING_ONLY = { morning: "07:00", midday: null, afternoon: null, evening: null };
 const MINUTE = 60_000;
@@ -62,7 +62,8 @@ describeEachDatabase("pre-warm refresh", (getDb) => {
         .filter((request) => request.query.get("latitude") === String(Math.round(latitude * 100) / 100))
         .length;
     // The scheduler's runner over the same production refresh, as the app wires it.
-    const { generateBriefing } = testCore(db, modelFor(ollama), { clock, refresh });
+    const owner = nextOwner();
+    const { generateBriefing } = testCore(db, modelFor(ollama), { clock, refresh, owner });
     const runner = Object.assign(
       async (request: Parameters<BriefingGenerator>[0]) => generateBriefing(request),
       {
@@ -70,7 +71,8 @@ describeEachDatabase("pre-warm refresh", (getDb) => {
       },
     );
     const deadlines: Date[] = [];
-    const rig = startRig(db, clock, modelFor(ollama), {
+    const rig = await startRig(db, clock, modelFor(ollama), {
+      owner,
       runner,
       scheduler: {
         refreshSources: (who, deadline) => {

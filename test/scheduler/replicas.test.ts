@@ -37,8 +37,8 @@ describe("two scheduler instances on one PostgreSQL database", () => {
       );
     }
     const clock = fixedClock("2025-06-02T06:00:00Z"); // 07:00 in London and Lisbon
-    const a = startRig(dbA, clock, modelFor(ollama), { scheduler: { instanceId: "replica-a" } });
-    const b = startRig(dbB, clock, modelFor(ollama), { scheduler: { instanceId: "replica-b" } });
+    const a = await startRig(dbA, clock, modelFor(ollama), { owner: "replica-a" });
+    const b = await startRig(dbB, clock, modelFor(ollama), { owner: "replica-b" });
 
     const claimed = { a: 0, b: 0 };
     for (const at of [

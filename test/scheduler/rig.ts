@@ -1,20 +1,18 @@
 /**
  * A scheduler "process" for tests: the real runner (`composeCore`'s generator) over the Ollama test server, the real
- * delivery worker, and a recording platform sender (a stand-in for Telegram/Slack, not for our code).
- * Several rigs can share one database to play replicas or a restarted process.
+ * outbox, and a recording platform sender (a stand-in for Telegram/Slack, not for our code), all under one
+ * owner name whose process lease the rig holds. Several rigs can share one database to play replicas or a
+ * restarted process; `die()` drops a rig's lease, as a killed process's lapses.
  */
 import type { Database } from "../../db/client.ts";
 import { linkIdentity } from "../../db/queries/users.ts";
 import type { NewUser, User } from "../../db/schema/index.ts";
+import { createDbPorts } from "../../db/stores/index.ts";
 import { resolveModelRoutes } from "../../src/config/model-routes.ts";
 import { type BriefingMessage, DeliveryError, type PlatformSender } from "../../src/core/assistant.ts";
 import type { Clock } from "../../src/core/clock.ts";
 import type { ModelClient } from "../../src/core/model.ts";
-import {
-  createDeliveryWorker,
-  type DeliveryWorker,
-  type DeliveryWorkerOptions,
-} from "../../src/delivery/worker.ts";
+import { createOutbox, type Outbox, type OutboxOptions } from "../../src/delivery/outbox.ts";
 import { createModelClient } from "../../src/models/router.ts";
 import {
   type BriefingGenerator,
@@ -39,13 +37,22 @@ export function modelFor(server: OllamaTestServer) {
   });
 }
 
+let rigCounter = 0;
+
+/** A fresh process name. */
+export function nextOwner(): string {
+  rigCounter += 1;
+  return `rig-${process.pid}-${rigCounter}`;
+}
+
 /** The production wiring of the runner, counting calls. */
 export function realRunner(
   db: Database,
   model: ModelClient,
   clock: Clock,
+  owner: string,
 ): BriefingGenerator & { calls: number[] } {
-  const { generateBriefing } = testCore(db, model, { clock });
+  const { generateBriefing } = testCore(db, model, { clock, owner });
   const calls: number[] = [];
   const runner = async (request: Parameters<BriefingGenerator>[0]) => {
     calls.push(request.runId);
@@ -98,31 +105,48 @@ export const transient = (retryAfterMs?: number) =>
 export const permanent = () => new DeliveryError("Forbidden: bot was blocked by the user", true);
 
 export interface Rig {
+  owner: string;
   scheduler: Scheduler;
-  worker: DeliveryWorker;
+  worker: Outbox;
   runner: BriefingGenerator & { calls: number[] };
   sender: RecordingSender;
+  /** The process dies: its lease goes, so what it owned is another process's to reclaim. */
+  die(): Promise<void>;
 }
 
+/** Long enough that no test's clock outruns it: a rig's lease ends only when it dies. */
+const RIG_LEASE_MS = 365 * 86_400_000;
+
 /** One scheduler process. The recording sender does not pace (tests are not about the platform limits). */
-export function startRig(
+export async function startRig(
   db: Database,
   clock: Clock,
   model: ModelClient,
   options: {
+    owner?: string;
     runner?: BriefingGenerator & { calls: number[] };
     sender?: RecordingSender;
     senders?: PlatformSender[];
-    worker?: Partial<DeliveryWorkerOptions>;
+    worker?: Partial<OutboxOptions>;
     scheduler?: Partial<SchedulerOptions>;
   } = {},
-): Rig {
+): Promise<Rig> {
+  const owner = options.owner ?? nextOwner();
+  const ports = createDbPorts(db);
+  await ports.leases.acquire(`process:${owner}`, owner, RIG_LEASE_MS, clock.now());
   const sender = options.sender ?? recordingSender();
   const senders = options.senders ?? [sender];
-  const worker = createDeliveryWorker({ db, clock, senders, ...options.worker });
-  const runner = options.runner ?? realRunner(db, model, clock);
-  const scheduler = createScheduler({ db, clock, runner, deliver: worker, ...options.scheduler });
-  return { scheduler, worker, runner, sender };
+  const worker = createOutbox({ ports, clock, owner, senders, ...options.worker });
+  const runner = options.runner ?? realRunner(db, model, clock, owner);
+  const scheduler = createScheduler({ ports, clock, owner, runner, deliver: worker, ...options.scheduler });
+  return {
+    owner,
+    scheduler,
+    worker,
+    runner,
+    sender,
+    die: () => ports.leases.release(`process:${owner}`, owner),
+  };
 }
 
 let chatCounter = 5_000_000 + Math.floor(Math.random() * 1_000_000);

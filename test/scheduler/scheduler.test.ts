@@ -1,21 +1,24 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
 import type { Database } from "../../db/client.ts";
-import { deliveriesOfRun, INTERRUPTED_SEND_REASON } from "../../db/queries/deliveries.ts";
+import { INTERRUPTED_SEND_REASON } from "../../db/queries/run-lifecycle.ts";
+import { deliveriesOfRun } from "../../db/queries/run-queue.ts";
 import { getRun } from "../../db/queries/runs.ts";
-import { claimScheduledRun } from "../../db/queries/schedule.ts";
 import { briefingRuns, users } from "../../db/schema/index.ts";
+import { createDbPorts } from "../../db/stores/index.ts";
 import { registerRunsCommands } from "../../src/cli/commands/runs.ts";
 import { fixedClock } from "../../src/core/clock.ts";
-import { NO_PLATFORM_REASON } from "../../src/delivery/worker.ts";
+import { NO_PLATFORM_REASON } from "../../src/delivery/outbox.ts";
 import { startScheduler } from "../../src/scheduler/scheduler.ts";
 import { slotOccurrence } from "../../src/scheduler/slot-time.ts";
 import { cliHarness } from "../helpers/cli.ts";
 import { describeEachDatabase } from "../helpers/database.ts";
+import { claimRun } from "../helpers/runs.ts";
 import type { OllamaTestServer } from "../servers/ollama-server.ts";
 import {
   eventually,
   modelFor,
+  nextOwner,
   permanent,
   realRunner,
   startModel,
@@ -50,7 +53,7 @@ describeEachDatabase("scheduler", (getDb) => {
     const db = getDb();
     const clock = fixedClock("2025-06-02T06:00:00Z"); // 07:00 in London
     const { user, chatId } = await telegramUser(db, { slots: MORNING_ONLY });
-    const rig = startRig(db, clock, modelFor(ollama));
+    const rig = await startRig(db, clock, modelFor(ollama));
 
     const first = await rig.scheduler.tick();
     await rig.scheduler.drain();
@@ -84,7 +87,7 @@ describeEachDatabase("scheduler", (getDb) => {
     const gone = await telegramUser(db, { slots: MORNING_ONLY, timeZone: "Europe/Berlin" });
     // 08:20 in London (80 minutes late, inside 90) is 09:20 in Berlin (140 minutes late).
     const clock = fixedClock("2025-06-02T07:20:00Z");
-    const rig = startRig(db, clock, modelFor(ollama));
+    const rig = await startRig(db, clock, modelFor(ollama));
 
     const report = await rig.scheduler.tick();
     await rig.scheduler.drain();
@@ -104,7 +107,7 @@ describeEachDatabase("scheduler", (getDb) => {
     const db = getDb();
     const clock = fixedClock("2025-06-02T06:00:00Z");
     const { user } = await telegramUser(db, { slots: MORNING_ONLY });
-    const rig = startRig(db, clock, modelFor(ollama));
+    const rig = await startRig(db, clock, modelFor(ollama));
     rig.sender.plan.push({ kind: "fail", error: permanent() });
 
     await rig.scheduler.tick();
@@ -130,7 +133,7 @@ describeEachDatabase("scheduler", (getDb) => {
     const db = getDb();
     const clock = fixedClock("2025-06-02T06:00:00Z");
     const { user } = await telegramUser(db, { slots: MORNING_ONLY });
-    const rig = startRig(db, clock, modelFor(ollama), { worker: { baseBackoffMs: 1000 } });
+    const rig = await startRig(db, clock, modelFor(ollama), { worker: { retry: { baseBackoffMs: 1000 } } });
     rig.sender.plan.push({ kind: "fail", error: transient(45_000) });
 
     await rig.scheduler.tick();
@@ -156,7 +159,7 @@ describeEachDatabase("scheduler", (getDb) => {
     const db = getDb();
     const clock = fixedClock("2025-06-02T06:00:00Z");
     const { user } = await telegramUser(db, { slots: MORNING_ONLY }, { link: false });
-    const rig = startRig(db, clock, modelFor(ollama));
+    const rig = await startRig(db, clock, modelFor(ollama));
     await rig.scheduler.tick();
     await rig.scheduler.drain();
     const [run] = await runsOf(db, user.id);
@@ -173,7 +176,8 @@ describeEachDatabase("scheduler", (getDb) => {
     const { user, chatId } = await telegramUser(db, { slots: MORNING_ONLY });
     const model = modelFor(ollama);
     // Process A: the runner stores the briefing, then the process freezes before delivering it.
-    const generate = realRunner(db, model, clock);
+    const ownerA = nextOwner();
+    const generate = realRunner(db, model, clock, ownerA);
     const frozen = Object.assign(
       async (request: Parameters<typeof generate>[0]) => {
         await generate(request);
@@ -181,7 +185,7 @@ describeEachDatabase("scheduler", (getDb) => {
       },
       { calls: generate.calls },
     );
-    const processA = startRig(db, clock, model, { runner: frozen });
+    const processA = await startRig(db, clock, model, { runner: frozen, owner: ownerA });
     await processA.scheduler.tick();
     const generated = await eventually(async () => {
       const [run] = await runsOf(db, user.id);
@@ -189,10 +193,10 @@ describeEachDatabase("scheduler", (getDb) => {
     });
     expect(processA.sender.calls).toHaveLength(0);
 
-    // Process B starts two minutes later.
+    // Process B starts two minutes later; its recovery hands the generated run to its outbox.
     clock.advance(2 * MINUTE);
-    const processB = startRig(db, clock, model);
-    const report = await processB.scheduler.tick();
+    const processB = await startRig(db, clock, model);
+    const report = await processB.scheduler.recover();
     await processB.scheduler.drain();
 
     expect(report.resumedDelivery).toBe(1);
@@ -209,23 +213,23 @@ describeEachDatabase("scheduler", (getDb) => {
     const clock = fixedClock("2025-06-02T06:00:00Z");
     const { user } = await telegramUser(db, { slots: MORNING_ONLY });
     const model = modelFor(ollama);
-    const processA = startRig(db, clock, model);
+    const processA = await startRig(db, clock, model);
     processA.sender.plan.push({ kind: "post-then-hang" });
     await processA.scheduler.tick();
     await eventually(async () => processA.sender.posted.length === 1);
     const [run] = await runsOf(db, user.id);
     expect(run?.state).toBe("delivering");
 
-    // A replica (or restart) a minute later leaves the in-flight send alone…
+    // A replica a minute later leaves the send of a live process alone…
     clock.advance(MINUTE);
-    const processB = startRig(db, clock, model);
-    await processB.scheduler.tick();
+    const processB = await startRig(db, clock, model);
+    await processB.scheduler.recover();
     await processB.scheduler.drain();
     expect((await deliveriesOfRun(db, run?.id ?? 0))[0]?.state).toBe("sending");
 
-    // …and once the send is clearly orphaned, fails it without posting again.
-    clock.advance(10 * MINUTE);
-    await processB.scheduler.tick();
+    // …and once that process is gone (its lease lapsed), fails it without posting again.
+    await processA.die();
+    await processB.scheduler.recover();
     await processB.scheduler.drain();
 
     expect(processB.sender.calls).toHaveLength(0);
@@ -244,21 +248,20 @@ describeEachDatabase("scheduler", (getDb) => {
     const past = await telegramUser(db, { slots: MORNING_ONLY, timeZone: "Europe/Berlin" });
     const longAgo = new Date("2025-06-02T05:01:00Z");
     for (const who of [inside, past]) {
-      const claimed = await claimScheduledRun(db, {
-        userId: who.user.id,
-        slot: "morning",
-        localDate: "2025-06-02",
-        claimedBy: "dead-process",
-        now: longAgo,
-        notAfter: slotOccurrence(who.user, "morning", "2025-06-02")?.notAfter ?? longAgo,
-      });
-      expect(claimed).toBeDefined();
+      const notAfter = slotOccurrence(who.user, "morning", "2025-06-02")?.notAfter ?? longAgo;
+      // Claimed by a process that never held a lease: gone since before this one started.
+      await claimRun(
+        db,
+        { userId: who.user.id, slot: "morning", localDate: "2025-06-02", notAfter },
+        longAgo,
+        "dead-process",
+      );
     }
-    const rig = startRig(db, clock, modelFor(ollama));
-    const report = await rig.scheduler.tick();
+    const rig = await startRig(db, clock, modelFor(ollama));
+    const report = await rig.scheduler.recover();
     await rig.scheduler.drain();
 
-    expect(report.regenerating).toBe(1);
+    expect(report).toMatchObject({ regenerating: 1, failed: 1 });
     expect(rig.runner.calls).toHaveLength(1);
     expect((await runsOf(db, inside.user.id))[0]?.state).toBe("delivered");
     const [failed] = await runsOf(db, past.user.id);
@@ -274,7 +277,7 @@ describeEachDatabase("scheduler", (getDb) => {
     const warmups = () =>
       ollama.chatRequests(MODEL_NAME).filter((request) => request.messages.length === 0).length;
     const before = warmups();
-    const rig = startRig(db, clock, modelFor(ollama), { scheduler: { model: modelFor(ollama) } });
+    const rig = await startRig(db, clock, modelFor(ollama), { scheduler: { model: modelFor(ollama) } });
     const first = await rig.scheduler.tick();
     clock.advance(MINUTE);
     const second = await rig.scheduler.tick();
@@ -294,8 +297,14 @@ describeEachDatabase("startScheduler", (getDb) => {
     const clock = fixedClock("2025-06-02T03:00:00Z");
     const ollama = await startModel();
     try {
-      const rig = startRig(db, clock, modelFor(ollama));
-      const scheduler = startScheduler({ db, clock, runner: rig.runner, deliver: rig.worker });
+      const rig = await startRig(db, clock, modelFor(ollama));
+      const scheduler = startScheduler({
+        ports: createDbPorts(db),
+        owner: rig.owner,
+        clock,
+        runner: rig.runner,
+        deliver: rig.worker,
+      });
       await eventually(async () => scheduler.lastTickAt);
       expect(scheduler.lastTickAt?.toISOString()).toBe("2025-06-02T03:00:00.000Z");
       await scheduler.stop();

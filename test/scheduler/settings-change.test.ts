@@ -25,11 +25,11 @@ describeEachDatabase("settings changes through the scheduler", (getDb) => {
     await ollama?.close();
   });
 
-  function setUp(start: string) {
+  async function setUp(start: string) {
     const db = getDb();
     const clock = fixedClock(start);
     const model = modelFor(ollama);
-    const rig = startRig(db, clock, model);
+    const rig = await startRig(db, clock, model);
     const { settings } = testCore(db, model, { clock });
     return { db, clock, rig, settings };
   }
@@ -55,7 +55,7 @@ describeEachDatabase("settings changes through the scheduler", (getDb) => {
     timeout: 120_000,
   }, async () => {
     // Saturday 8 March 2025, 12:00 in New York (EST); clocks jump 02:00 → 03:00 that night.
-    const { db, clock, rig, settings } = setUp("2025-03-08T17:00:00Z");
+    const { db, clock, rig, settings } = await setUp("2025-03-08T17:00:00Z");
     const { user } = await telegramUser(db, { timeZone: "America/New_York" });
     await settings.handle(user.id, "midday off");
     await settings.handle(user.id, "afternoon off");
@@ -77,7 +77,7 @@ describeEachDatabase("settings changes through the scheduler", (getDb) => {
     timeout: 120_000,
   }, async () => {
     // Saturday 25 October 2025, 12:00 in Lisbon (WEST); 02:00 → 01:00 that night, so 01:30 happens twice.
-    const { db, clock, rig, settings } = setUp("2025-10-25T11:00:00Z");
+    const { db, clock, rig, settings } = await setUp("2025-10-25T11:00:00Z");
     const { user } = await telegramUser(db, {
       timeZone: "Europe/Lisbon",
       slots: { morning: "07:00", midday: null, afternoon: null, evening: null },
@@ -95,7 +95,7 @@ describeEachDatabase("settings changes through the scheduler", (getDb) => {
     timeout: 120_000,
   }, async () => {
     // Monday 2 June 2025, 06:30 in London (BST).
-    const { db, clock, rig, settings } = setUp("2025-06-02T05:30:00Z");
+    const { db, clock, rig, settings } = await setUp("2025-06-02T05:30:00Z");
     const { user } = await telegramUser(db, {
       timeZone: "Europe/London",
       slots: { morning: "07:00", midday: null, afternoon: null, evening: null },

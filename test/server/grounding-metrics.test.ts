@@ -1,5 +1,6 @@
 /** The grounding gate's figures per answer (briefing, chat) in /metrics, read from the run and reply records. */
 import { expect, it } from "vitest";
+import { createMetricsReadings } from "../../db/stores/index.ts";
 import { createMetrics } from "../../src/server/metrics.ts";
 import { LONDON, seedEvent, seedTasks, seedWeather, testCore } from "../core/fixture.ts";
 import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
@@ -33,7 +34,7 @@ describeEachDatabase("grounding figures in /metrics", (getDb) => {
     );
     await assistant.reply(user.id, { platform: "cli", threadKey: "t2" }, "what's up?");
 
-    const body = (await createMetrics({ db }).render()).body;
+    const body = (await createMetrics({ readings: createMetricsReadings(db) }).render()).body;
     const value = (name: string, labels: string) =>
       Number(new RegExp(`^${name}\\{${labels}\\} (\\d+)$`, "m").exec(body)?.[1]);
     expect(value("briefbot_grounded_answers_total", 'answer="briefing",action="corrected"')).toBe(1);

@@ -1,5 +1,6 @@
 /** `/healthz`, `/metrics` and mounted platform routes over real HTTP, fed by a real scheduler run. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMetricsReadings } from "../../db/stores/index.ts";
 import { fixedClock } from "../../src/core/clock.ts";
 import { createHealthCheck } from "../../src/server/health.ts";
 import { createHttpServer, type HttpServer } from "../../src/server/http-server.ts";
@@ -27,11 +28,11 @@ describe("HTTP server: health and metrics", () => {
     await telegramUser(db, { slots: MORNING_ONLY });
     const model = modelFor(ollama);
     const metricsRef: { current?: ReturnType<typeof createMetrics> } = {};
-    const rig = startRig(db, clock, model, {
+    const rig = await startRig(db, clock, model, {
       worker: { observer: { deliveryAttempt: (...args) => metricsRef.current?.deliveryAttempt(...args) } },
       scheduler: { observer: { generation: (...args) => metricsRef.current?.generation(...args) } },
     });
-    const metrics = createMetrics({ db, model, scheduler: rig.scheduler });
+    const metrics = createMetrics({ readings: createMetricsReadings(db), model, scheduler: rig.scheduler });
     metricsRef.current = metrics;
     rig.sender.plan.push({ kind: "ok" }, { kind: "fail", error: permanent() });
     await rig.scheduler.tick();

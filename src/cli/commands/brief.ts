@@ -2,20 +2,20 @@
  * `briefbot brief --user U --slot morning`: runs one briefing now through the same runner the scheduler
  * uses, then prints the prose, the status row, the grounding verdict and timings (`--json` for scripts).
  */
-import { deliveriesOfRun } from "../../../db/queries/deliveries.ts";
 import { getRun } from "../../../db/queries/runs.ts";
 import { requireUserByName } from "../../../db/queries/users.ts";
-import type { Delivery } from "../../../db/schema/index.ts";
 import { createOutbox, createPlatforms } from "../../app.ts";
 import { buildCore } from "../../build-core.ts";
 import {
-  type Assistant,
   type BriefingEvent,
   type BriefingOutcome,
   type Core,
+  type Delivery,
   progressLine,
 } from "../../core/index.ts";
+import type { Ports } from "../../core/ports.ts";
 import { createLogger } from "../../logger.ts";
+import { holdProcessLease, newOwnerId } from "../../runtime/process-lease.ts";
 import type { CliContext, RegisterCommands } from "../context.ts";
 import { withContext } from "../context.ts";
 import { parseSlotName } from "../parse.ts";
@@ -39,12 +39,20 @@ export const registerBriefCommands: RegisterCommands = (program, context) => {
       withContext(context, async (ctx) => {
         const slot = options.slot === undefined ? undefined : parseSlotName(options.slot);
         const user = await requireUserByName(ctx.db, options.user);
-        const { assistant } = assistantCore(ctx);
-        const outcome = await assistant.brief(user.id, {
-          ...(slot ? { slot } : {}),
-          ...(options.json ? {} : { onEvent: (event: BriefingEvent) => showProgress(ctx, event) }),
-        });
-        const deliveries = options.deliver ? await deliverNow(ctx, assistant, outcome.runId) : undefined;
+        const core = assistantCore(ctx);
+        // The run is this command's own while it generates: its lease keeps the bot from reclaiming it.
+        const lease = await holdProcessLease(core.ports.leases, core.owner, { clock: ctx.clock });
+        let outcome: BriefingOutcome;
+        let deliveries: Delivery[] | undefined;
+        try {
+          outcome = await core.assistant.brief(user.id, {
+            ...(slot ? { slot } : {}),
+            ...(options.json ? {} : { onEvent: (event: BriefingEvent) => showProgress(ctx, event) }),
+          });
+          deliveries = options.deliver ? await deliverNow(ctx, core, outcome.runId) : undefined;
+        } finally {
+          await lease.stop();
+        }
         const run = await getRun(ctx.db, outcome.runId);
         if (options.json) {
           return ctx.out.json({
@@ -75,11 +83,20 @@ export const registerBriefCommands: RegisterCommands = (program, context) => {
 };
 
 /** The core every assistant command uses, built from the CLI context; warnings and errors go to stderr. */
-export function assistantCore(ctx: CliContext): Core {
+export function assistantCore(ctx: CliContext): Core & { ports: Ports; owner: string } {
   const report = (level: string) => (details: object, message: string) =>
     ctx.out.progress(`${level}: ${message} ${JSON.stringify(details)}`);
   const logger = { info: () => {}, warn: report("warning"), error: report("error") };
-  return buildCore({ db: ctx.db, config: ctx.config, clock: ctx.clock, fetch: ctx.fetch, logger });
+  const owner = newOwnerId("cli");
+  const core = buildCore({
+    db: ctx.db,
+    config: ctx.config,
+    clock: ctx.clock,
+    fetch: ctx.fetch,
+    logger,
+    owner,
+  });
+  return { ...core, owner };
 }
 
 /**
@@ -92,20 +109,24 @@ function showProgress(ctx: CliContext, event: BriefingEvent): void {
 }
 
 /** Sends the run through the same outbox the scheduler uses, and waits for the outcome. */
-async function deliverNow(ctx: CliContext, assistant: Assistant, runId: number): Promise<Delivery[]> {
+async function deliverNow(
+  ctx: CliContext,
+  core: ReturnType<typeof assistantCore>,
+  runId: number,
+): Promise<Delivery[]> {
   const appDeps = {
     ...ctx,
     logger: createLogger(ctx.config.logLevel === "info" ? "warn" : ctx.config.logLevel),
   };
-  const platforms = await createPlatforms(appDeps, assistant);
+  const platforms = await createPlatforms(appDeps, core.assistant);
   try {
-    const outbox = createOutbox(appDeps, platforms.senders);
-    await outbox.enqueueRun(runId);
+    const outbox = createOutbox(appDeps, core.ports, core.owner, platforms.senders);
+    await outbox.enqueue(runId);
     await outbox.drain();
   } finally {
     await platforms.stop();
   }
-  return deliveriesOfRun(ctx.db, runId);
+  return core.ports.runQueue.deliveriesOf(runId);
 }
 
 function deliveryLine(delivery: Delivery): string {
@@ -113,7 +134,8 @@ function deliveryLine(delivery: Delivery): string {
     return "not delivered: no Telegram or Slack account is linked to this user";
   if (delivery.state === "sent")
     return `delivered to ${delivery.platform} ${delivery.target} (message ${delivery.platformMessageId})`;
-  return `${delivery.platform} ${delivery.target}: ${delivery.state}${delivery.lastError ? ` — ${delivery.lastError}` : ""}`;
+  const where = delivery.target ? `${delivery.platform} ${delivery.target}` : delivery.platform;
+  return `${where}: ${delivery.state}${delivery.lastError ? ` — ${delivery.lastError}` : ""}`;
 }
 
 export function groundingLine(outcome: Pick<BriefingOutcome, "grounding">): string {

@@ -81,7 +81,7 @@ export function describeRun(listing: RunListing): string[] {
         : delivery.state === "failed"
           ? `FAILED after ${attempts}: ${delivery.lastError ?? "no reason recorded"}`
           : `${delivery.state}, ${attempts}${delivery.lastError ? ` (last error: ${delivery.lastError})` : ""}`;
-    lines.push(`    ${delivery.platform} → ${delivery.target}: ${detail}`);
+    lines.push(`    ${delivery.platform} → ${delivery.target ?? "(not sent yet)"}: ${detail}`);
   }
   if (run.reason) lines.push(`    reason: ${run.reason}`);
   return lines;

@@ -9,7 +9,7 @@
 import type { BriefingOutcome } from "../assistant.ts";
 import type { CoreDeps } from "../deps.ts";
 import type { BriefingRun } from "../domain.ts";
-import { errorMessage } from "../errors.ts";
+import { errorMessage, RunTakenError } from "../errors.ts";
 import { notifier } from "../events.ts";
 import { localDate } from "../local-time.ts";
 import { modelTimings, runCounters } from "../trace.ts";
@@ -28,7 +28,6 @@ export async function runBriefing(deps: CoreDeps, input: RunBriefingInput): Prom
   const startedAt = deps.timer();
   const run = await openRun(deps, input);
   try {
-    await archiveOldRuns(deps, input.user.id);
     const context = runContext(deps, input.user, input.slot, run, notifier(input.onEvent));
     const refreshStartedAt = deps.timer();
     await refresh(context);
@@ -39,8 +38,12 @@ export async function runBriefing(deps: CoreDeps, input: RunBriefingInput): Prom
     const produced = grounded.kind === "produced" ? grounded : await digest(context, grounded);
     return await close(context, produced, { startedAt, refreshMs });
   } catch (error) {
-    // Not a model problem (those end in a digest): the database or a bug. Record it, then surface it.
-    await deps.ports.runs.fail(run.id, errorMessage(error), deps.clock.now()).catch(() => undefined);
+    // Not a model problem (those end in a digest): the database or a bug. The runner records it, once.
+    if (!(error instanceof RunTakenError)) {
+      await deps.ports.lifecycle
+        .fail(run.id, deps.owner, `generation failed: ${errorMessage(error)}`, deps.clock.now())
+        .catch(() => undefined);
+    }
     throw error;
   }
 }
@@ -49,30 +52,19 @@ export async function runBriefing(deps: CoreDeps, input: RunBriefingInput): Prom
 async function openRun(deps: CoreDeps, input: RunBriefingInput): Promise<BriefingRun> {
   const { user, slot } = input;
   const now = deps.clock.now();
-  const run =
-    input.runId !== undefined
-      ? await deps.ports.runs.start(input.runId, user.id, now)
-      : await deps.ports.runs.createManual({
-          userId: user.id,
-          slot,
-          localDate: localDate(now, user.timeZone),
-          at: now,
-        });
-  if (run.userId !== user.id) throw new Error(`run ${run.id} belongs to another user`);
-  return run;
-}
-
-/** Runs past retention leave every model context before this one is written; a failure only warns. */
-async function archiveOldRuns(deps: CoreDeps, userId: number): Promise<void> {
-  try {
-    await deps.ports.runs.archiveOld({
-      now: deps.clock.now(),
-      retentionDays: deps.config.retentionDays,
-      userId,
+  if (input.runId === undefined) {
+    const localDay = localDate(now, user.timeZone);
+    return deps.ports.lifecycle.createManual({
+      userId: user.id,
+      slot,
+      localDate: localDay,
+      owner: deps.owner,
+      at: now,
     });
-  } catch (error) {
-    deps.logger.warn({ userId, error: errorMessage(error) }, "retention roll-up failed");
   }
+  const run = await deps.ports.lifecycle.start(input.runId, user.id, deps.owner, now);
+  if (!run) throw new RunTakenError(`run ${input.runId} is not ${user.name}'s claimed run of this process`);
+  return run;
 }
 
 /** Stores the prose (tagged with the slot) and the run's result, and returns the briefing. */
@@ -98,8 +90,10 @@ async function close(
     storageMs: round(trace.storageMs + (stored.storageMs ?? 0)),
     groundingMs: round(trace.groundingMs),
   };
-  await deps.ports.runs.finish(
+  const checks = statusChecks(trace.receipts);
+  const finished = await deps.ports.lifecycle.finish(
     run.id,
+    deps.owner,
     {
       mode: produced.mode,
       route: "briefing",
@@ -107,11 +101,13 @@ async function close(
       timings,
       grounding: produced.grounding,
       prose: produced.prose,
+      checks,
       reason: produced.reason,
     },
     deps.clock.now(),
   );
-  const checks = statusChecks(trace.receipts);
+  if (!finished)
+    throw new RunTakenError(`run ${run.id} was taken over by another process; this attempt is dropped`);
   const verdict = produced.grounding;
   return {
     runId: run.id,

@@ -2,17 +2,16 @@ import { eq } from "drizzle-orm";
 import { afterAll, expect, it } from "vitest";
 import { ACTION_RECEIPTS } from "../../../bots/slack/format.ts";
 import { claimEvent } from "../../../db/queries/processed-events.ts";
-import { createRun } from "../../../db/queries/runs.ts";
 import { findUserByIdentity } from "../../../db/queries/users.ts";
 import { deliveries, type Identity } from "../../../db/schema/index.ts";
-import { createPlatformState } from "../../../db/stores/index.ts";
+import { createDbPorts, createPlatformState } from "../../../db/stores/index.ts";
 import type { BriefingMessage } from "../../../src/core/assistant.ts";
 import { DeliveryError } from "../../../src/core/assistant.ts";
 import type { DeliveryOutcome } from "../../../src/delivery/hooks.ts";
+import { createOutbox } from "../../../src/delivery/outbox.ts";
 import { createSlackTransports, type PlatformTransports } from "../../../src/delivery/platform-transports.ts";
-import { createDeliveryWorker } from "../../../src/delivery/worker.ts";
 import { describeEachDatabase } from "../../helpers/database.ts";
-import { markGenerated } from "../../helpers/runs.ts";
+import { generatedManualRun, HELPER_OWNER } from "../../helpers/runs.ts";
 import { deliverNow, linkedSlackUser, slackSuite, startApp } from "./harness.ts";
 
 describeEachDatabase("slack sender", (getDb) => {
@@ -21,13 +20,7 @@ describeEachDatabase("slack sender", (getDb) => {
   async function briefing(): Promise<{ message: BriefingMessage; slackId: string; identity: Identity }> {
     const db = getDb();
     const { user, slackId, identity } = await linkedSlackUser(db);
-    const run = await createRun(db, {
-      userId: user.id,
-      slot: "morning",
-      localDate: "2025-06-02",
-      trigger: "manual",
-      at: suite.running.clock.now(),
-    });
+    const run = await generatedManualRun(db, { userId: user.id }, "stored", suite.running.clock.now());
     return {
       slackId,
       identity,
@@ -153,25 +146,19 @@ describeEachDatabase("slack sender: send outcomes and rate limits", (getDb) => {
   async function generatedBriefing() {
     const db = getDb();
     const { user, slackId } = await linkedSlackUser(db);
-    const run = await createRun(db, {
-      userId: user.id,
-      slot: "morning",
-      localDate: "2025-06-02",
-      trigger: "manual",
-      at: suite.running.clock.now(),
-    });
-    await markGenerated(
+    const run = await generatedManualRun(
       db,
-      run.id,
+      { userId: user.id },
       "Good morning. Nothing on the calendar today.",
       suite.running.clock.now(),
     );
     const outcomes: DeliveryOutcome[] = [];
-    const worker = createDeliveryWorker({
-      db,
+    const worker = createOutbox({
+      ports: createDbPorts(db),
       clock: suite.running.clock,
+      owner: HELPER_OWNER,
       senders: [suite.running.slackApp.sender],
-      baseBackoffMs: 1000,
+      retry: { baseBackoffMs: 1000 },
       observer: { deliveryAttempt: (_platform, _seconds, outcome) => outcomes.push(outcome) },
     });
     return { runId: run.id, channel: suite.slack.dmChannelOf(slackId), worker, outcomes };
@@ -182,7 +169,7 @@ describeEachDatabase("slack sender: send outcomes and rate limits", (getDb) => {
   it("retries a post whose connection was reset before the request was written, and posts it once", async () => {
     const { runId, channel, worker, outcomes } = await generatedBriefing();
     suite.slack.failNetwork("chat.postMessage", "reset-before-body");
-    await worker.enqueueRun(runId);
+    await worker.enqueue(runId);
     // The first retry of a request that never left goes at once; the worker wakes itself for it.
     for (let tick = 0; tick < 2000 && outcomes.length < 2; tick += 1) {
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -198,7 +185,7 @@ describeEachDatabase("slack sender: send outcomes and rate limits", (getDb) => {
   it("does not re-post when the answer was lost after Slack posted, and records the unknown outcome", async () => {
     const { runId, channel, worker, outcomes } = await generatedBriefing();
     suite.slack.failNetwork("chat.postMessage", "drop-response");
-    await worker.enqueueRun(runId);
+    await worker.enqueue(runId);
     await worker.drain();
     suite.running.clock.advance(30 * 60_000);
     await worker.runDue();

@@ -149,8 +149,18 @@ export function deliverNow(
   running: RunningSlackApp,
   recipient: Identity,
   message: BriefingMessage,
+  /** What an earlier attempt saved, as the outbox keeps it on the row; updated as parts are posted. */
+  resume?: { progress?: unknown },
 ): Promise<DeliveryReceipt | undefined> {
-  return running.slackApp.sender.deliver({ recipient, message, begin: async () => true });
+  return running.slackApp.sender.deliver({
+    recipient,
+    message,
+    begin: async () => true,
+    progress: resume?.progress,
+    saveProgress: async (progress) => {
+      if (resume) resume.progress = progress;
+    },
+  });
 }
 
 export type StartAppOptions = NonNullable<Parameters<typeof startApp>[3]>;

@@ -2,36 +2,41 @@ import { eq } from "drizzle-orm";
 import { afterEach, expect, it } from "vitest";
 import { findRunThread } from "../../../bots/telegram/thread-map.ts";
 import type { Database } from "../../../db/client.ts";
-import { createRun } from "../../../db/queries/runs.ts";
 import { deliveries } from "../../../db/schema/index.ts";
-import { createPlatformState } from "../../../db/stores/index.ts";
+import { createDbPorts, createPlatformState } from "../../../db/stores/index.ts";
 import { type BriefingMessage, DeliveryError } from "../../../src/core/assistant.ts";
 import type { DeliveryOutcome } from "../../../src/delivery/hooks.ts";
+import { createOutbox, type OutboxOptions } from "../../../src/delivery/outbox.ts";
 import {
   createTelegramTransports,
   type PlatformTransports,
 } from "../../../src/delivery/platform-transports.ts";
-import { createDeliveryWorker } from "../../../src/delivery/worker.ts";
 import { describeEachDatabase } from "../../helpers/database.ts";
-import { markGenerated } from "../../helpers/runs.ts";
+import { generatedManualRun, HELPER_OWNER } from "../../helpers/runs.ts";
 import { deliverNow, type Harness, linkedUser, telegramSuite } from "./harness.ts";
 
-async function until(probe: () => boolean, what: string): Promise<void> {
+async function until(probe: () => boolean | Promise<boolean>, what: string): Promise<void> {
   for (let tick = 0; tick < 2000; tick += 1) {
-    if (probe()) return;
+    if (await probe()) return;
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   throw new Error(`timed out waiting for ${what}`);
 }
 
-async function briefingFor(db: Database, userId: number, prose: string): Promise<BriefingMessage> {
-  const run = await createRun(db, {
-    userId,
-    slot: "morning",
-    localDate: "2025-06-02",
-    trigger: "manual",
-    at: new Date("2025-06-02T06:00:00Z"),
+/** The outbox as the app builds it, over the test's database and the bot's sender. */
+function outboxFor(db: Database, h: Harness, options: Partial<OutboxOptions> = {}) {
+  return createOutbox({
+    ports: createDbPorts(db),
+    clock: h.clock,
+    owner: HELPER_OWNER,
+    senders: [h.app.sender],
+    ...options,
   });
+}
+
+/** A generated run of `prose` and the message the outbox will post for it. */
+async function briefingFor(db: Database, userId: number, prose: string): Promise<BriefingMessage> {
+  const run = await generatedManualRun(db, { userId }, prose, new Date("2025-06-02T06:00:00Z"));
   return {
     runId: run.id,
     userId,
@@ -108,11 +113,18 @@ describeEachDatabase("telegram delivery", (getDb) => {
     expect(post?.text).toBe("Nothing lost <here>.\n\n✓ looked at tasks");
   });
 
-  it("waits out a 429 and loses nothing", async () => {
+  it("hands a 429 back with its wait, and the outbox's retry posts only what is missing", async () => {
     const { h, account, identity, message } = await setUp(longProse());
     h.telegram.setRateLimits({ perChat: { max: 1, windowMs: 1000 }, retryAfterSeconds: 1 });
-    await deliverNow(h, identity, message);
-    expect(h.telegram.callsTo("sendMessage").some((call) => call.status === 429)).toBe(true);
+    const row: { progress?: unknown } = {};
+    // No retry below the outbox: the sender reports the 429 at once, the first part saved as posted.
+    const limited = await deliverNow(h, identity, message, row).catch((caught: unknown) => caught);
+    expect(limited).toMatchObject({ name: "DeliveryError", permanent: false, retryAfterMs: 1000 });
+    expect(h.telegram.callsTo("sendMessage").filter((call) => call.status === 429)).toHaveLength(1);
+    expect(h.telegram.chat(account.id).botMessages()).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await deliverNow(h, identity, message, row);
+    expect(h.telegram.callsBeforeRetryAfter()).toEqual([]);
     const posts = h.telegram.chat(account.id).botMessages();
     expect(posts).toHaveLength(2);
     expect(normalize(posts.map((post) => post.text).join("\n\n"))).toBe(
@@ -133,9 +145,8 @@ describeEachDatabase("telegram delivery", (getDb) => {
   it("is recorded as failed on the outbox when the user blocked the bot, not retried", async () => {
     const { db, h, account, message } = await setUp("Good morning.");
     h.telegram.blockChat(account.id);
-    await markGenerated(db, message.runId, message.prose, h.clock.now());
-    const worker = createDeliveryWorker({ db, clock: h.clock, senders: [h.app.sender] });
-    expect(await worker.enqueueRun(message.runId)).toBe("delivering");
+    const worker = outboxFor(db, h);
+    expect(await worker.enqueue(message.runId)).toBe("delivering");
     await worker.drain();
     await worker.runDue();
     const [row] = await db.select().from(deliveries).where(eq(deliveries.runId, message.runId));
@@ -146,13 +157,15 @@ describeEachDatabase("telegram delivery", (getDb) => {
 
   it("reports a 5xx as transient and resumes without duplicating on the retry", async () => {
     const { h, account, identity, message } = await setUp(longProse());
-    // The first part goes out, the second hits a 502.
+    // The first part goes out, the second hits a 502; what was posted is saved as the outbox saves it.
     h.telegram.failNext({ method: "sendMessage", status: 502, after: 1 });
-    const failed = await deliverNow(h, identity, message).catch((caught: unknown) => caught);
+    const row: { progress?: unknown } = {};
+    const failed = await deliverNow(h, identity, message, row).catch((caught: unknown) => caught);
     expect(failed).toBeInstanceOf(DeliveryError);
     expect(failed).toMatchObject({ permanent: false });
     expect(h.telegram.chat(account.id).botMessages()).toHaveLength(1);
-    const receipt = await deliverNow(h, identity, message);
+    expect(row.progress).toEqual({ messageIds: [h.telegram.chat(account.id).botMessages()[0]?.messageId] });
+    const receipt = await deliverNow(h, identity, message, row);
     const posts = h.telegram.chat(account.id).botMessages();
     expect(posts).toHaveLength(2);
     expect(receipt?.platformMessageId).toBe(String(posts[0]?.messageId));
@@ -171,7 +184,13 @@ describeEachDatabase("telegram delivery", (getDb) => {
 
   it("posts nothing when the outbox's claim goes to another process", async () => {
     const { h, account, identity, message } = await setUp("Hello.");
-    const receipt = await h.app.sender.deliver({ recipient: identity, message, begin: async () => false });
+    const receipt = await h.app.sender.deliver({
+      recipient: identity,
+      message,
+      begin: async () => false,
+      progress: undefined,
+      saveProgress: async () => {},
+    });
     expect(receipt).toBeUndefined();
     expect(h.telegram.chat(account.id).botMessages()).toHaveLength(0);
   });
@@ -206,11 +225,8 @@ describeEachDatabase("telegram delivery: send outcomes and flood limits", (getDb
 
   function workerWithOutcomes(h: Harness) {
     const outcomes: DeliveryOutcome[] = [];
-    const worker = createDeliveryWorker({
-      db: getDb(),
-      clock: h.clock,
-      senders: [h.app.sender],
-      baseBackoffMs: 1000,
+    const worker = outboxFor(getDb(), h, {
+      retry: { baseBackoffMs: 1000 },
       observer: { deliveryAttempt: (_platform, _seconds, outcome) => outcomes.push(outcome) },
     });
     return { worker, outcomes };
@@ -220,11 +236,10 @@ describeEachDatabase("telegram delivery: send outcomes and flood limits", (getDb
     const db = getDb();
     const { h } = await startGated();
     const { account, message } = await generated(h);
-    await markGenerated(db, message.runId, message.prose, h.clock.now());
     const { worker, outcomes } = workerWithOutcomes(h);
     h.telegram.failNext({ method: "sendMessage", network: "reset-before-body" });
 
-    expect(await worker.enqueueRun(message.runId)).toBe("delivering");
+    expect(await worker.enqueue(message.runId)).toBe("delivering");
     // The first retry of a request that never left goes at once; the worker wakes itself for it.
     await until(() => outcomes.length === 2, "the retry");
     await worker.drain();
@@ -245,11 +260,10 @@ describeEachDatabase("telegram delivery: send outcomes and flood limits", (getDb
     const db = getDb();
     const { h } = await startGated();
     const { account, message } = await generated(h);
-    await markGenerated(db, message.runId, message.prose, h.clock.now());
     const { worker, outcomes } = workerWithOutcomes(h);
     h.telegram.failNext({ method: "sendMessage", network: "drop-response" });
 
-    await worker.enqueueRun(message.runId);
+    await worker.enqueue(message.runId);
     await worker.drain();
     h.clock.advance(30 * 60_000);
     await worker.runDue();
@@ -278,10 +292,18 @@ describeEachDatabase("telegram delivery: send outcomes and flood limits", (getDb
       scope: "global",
     });
 
-    const firstDelivery = deliverNow(h, first.identity, first.message);
-    await until(() => gate.pausedUntilOf("global") !== undefined, "the gate to close");
+    // The first send meets the 429 and hands it to the outbox; everything else waits for the gate.
+    const firstRow: { progress?: unknown } = {};
+    const limitedFirst = await deliverNow(h, first.identity, first.message, firstRow).catch(
+      (caught: unknown) => caught,
+    );
+    expect(limitedFirst).toMatchObject({ name: "DeliveryError", retryAfterMs: 1000 });
+    expect(await gate.pausedFor("global")).toBeGreaterThan(0);
     await Promise.all([
-      firstDelivery,
+      // The outbox's retry of the first, once the retry_after it was told has passed.
+      new Promise((resolve) => setTimeout(resolve, 1000)).then(() =>
+        deliverNow(h, first.identity, first.message, firstRow),
+      ),
       ...others.map(({ identity, message }) => deliverNow(h, identity, message)),
       // A chat reply goes through the bot's own client: the same token, the same gate.
       h.app.bot.api.sendMessage(first.account.id, "An answer to a question, meanwhile."),
@@ -317,7 +339,9 @@ describeEachDatabase("telegram delivery: send outcomes and flood limits", (getDb
     expect(toBusy).toHaveLength(2);
     expect((toBusy[1]?.receivedAt ?? 0) - (toBusy[0]?.receivedAt ?? 0)).toBeGreaterThanOrEqual(1000);
     expect(toOther[0]?.receivedAt).toBeLessThan(toBusy[1]?.receivedAt ?? 0);
-    expect(gate.stats()).toMatchObject({ pausesByScope: {}, pacedRequests: 1 });
+    // Paced, never paused: no 429 was earned.
+    expect(gate.stats()).toMatchObject({ pausesByScope: {}, heldRequests: 0 });
+    expect(gate.stats().pacedRequests).toBeGreaterThanOrEqual(1);
   });
 
   it("spaces the outbox's posts to one chat with the transports' pacer, claiming each send only at its turn", async () => {
@@ -328,10 +352,11 @@ describeEachDatabase("telegram delivery: send outcomes and flood limits", (getDb
       claimedAt.push(performance.now());
       return true;
     };
-    await h.app.sender.deliver({ recipient: identity, message, begin });
-    await h.app.sender.deliver({ recipient: identity, message: { ...message, prose: "Again." }, begin });
+    const attempt = { recipient: identity, begin, progress: undefined, saveProgress: async () => {} };
+    await h.app.sender.deliver({ ...attempt, message });
+    await h.app.sender.deliver({ ...attempt, message: { ...message, prose: "Again." } });
     expect(claimedAt).toHaveLength(2);
-    // The pacer holds one chat to one post a second (TELEGRAM_LIMITS), before the claim.
-    expect((claimedAt[1] ?? 0) - (claimedAt[0] ?? 0)).toBeGreaterThanOrEqual(990);
+    // The gate holds one chat to one post per 1.25 s (TELEGRAM_PACE), and the turn comes before the claim.
+    expect((claimedAt[1] ?? 0) - (claimedAt[0] ?? 0)).toBeGreaterThanOrEqual(1200);
   });
 });

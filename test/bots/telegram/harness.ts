@@ -165,8 +165,18 @@ export function deliverNow(
   h: Harness,
   recipient: Identity,
   message: BriefingMessage,
+  /** What an earlier attempt saved, as the outbox keeps it on the row; updated as parts are posted. */
+  resume?: { progress?: unknown },
 ): Promise<DeliveryReceipt | undefined> {
-  return h.app.sender.deliver({ recipient, message, begin: async () => true });
+  return h.app.sender.deliver({
+    recipient,
+    message,
+    begin: async () => true,
+    progress: resume?.progress,
+    saveProgress: async (progress) => {
+      if (resume) resume.progress = progress;
+    },
+  });
 }
 
 /**

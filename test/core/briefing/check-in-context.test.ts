@@ -2,16 +2,15 @@ import { expect, it } from "vitest";
 import { insertMessages, listRunMessages, listRunReceipts } from "../../../db/queries/messages.ts";
 import { getRun } from "../../../db/queries/runs.ts";
 import { completeTask, createTask } from "../../../db/queries/tasks.ts";
-import { briefingRuns, type User } from "../../../db/schema/index.ts";
-import type { CheckInContext } from "../../../src/core/briefing/types.ts";
+import type { User } from "../../../db/schema/index.ts";
+import { createRunLifecycle } from "../../../db/stores/index.ts";
+import { CHANGES_SINCE_MORNING_TOOL } from "../../../src/core/briefing/changes-since-morning.ts";
+import { RunTakenError } from "../../../src/core/errors.ts";
 import { ModelError } from "../../../src/core/model.ts";
-import {
-  CHANGES_SINCE_MORNING_TOOL,
-  changesSinceMorning,
-} from "../../../src/scheduler/changes-since-morning.ts";
 import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
+import { claimRun } from "../../helpers/runs.ts";
 import { scriptedModel } from "../../helpers/scripted-model.ts";
-import { LONDON, seedWeather, TODAY, testCore } from "../fixture.ts";
+import { LONDON, seedWeather, TEST_OWNER, TODAY, testCore } from "../fixture.ts";
 
 /** 12:30 BST, the default midday slot. */
 const MIDDAY = "2025-06-02T11:30:00Z";
@@ -22,20 +21,6 @@ const MIDDAY_COVERAGE = [
 ];
 
 describeEachDatabase("check-ins know the morning", (getDb) => {
-  /** The hook as the composition root wires it, counting its calls. */
-  function wiredHook(): { hook: CheckInContext; calls: Array<{ userId: number; date: string; now: Date }> } {
-    const calls: Array<{ userId: number; date: string; now: Date }> = [];
-    const hook: CheckInContext = async (user, date, now) => {
-      calls.push({ userId: user.id, date, now });
-      return {
-        name: CHANGES_SINCE_MORNING_TOOL,
-        arguments: { local_date: date },
-        result: await changesSinceMorning(getDb(), user.id, date, now),
-      };
-    };
-    return { hook, calls };
-  }
-
   /** A user whose morning briefing saw "Renew passport" open; it is completed at 09:00. */
   async function morningThenCompleted(): Promise<{ user: User; morningRunId: number }> {
     const db = getDb();
@@ -58,9 +43,8 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
   it("hands a midday check-in what changed since the morning as a stored receipt the model reads first", async () => {
     const db = getDb();
     const { user, morningRunId } = await morningThenCompleted();
-    const { hook, calls } = wiredHook();
     const model = scriptedModel();
-    const { assistant, clock } = testCore(db, model, { checkInContext: hook });
+    const { assistant, clock } = testCore(db, model);
     clock.set(MIDDAY);
     model.script({
       content: "You have completed Renew passport since this morning. Nothing on your calendar today.",
@@ -68,7 +52,6 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
 
     const outcome = await assistant.brief(user.id, { slot: "midday" });
 
-    expect(calls).toEqual([{ userId: user.id, date: TODAY, now: new Date(MIDDAY) }]);
     // The model's only request already carries the receipt with the coverage calls, in one runner turn, and
     // the prompt says to rely on it.
     expect(model.requests).toHaveLength(1);
@@ -125,24 +108,28 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
   it("does not ask for changes in a morning briefing", async () => {
     const db = getDb();
     const user = await createTestUser(db, LONDON);
-    const { hook, calls } = wiredHook();
     const model = scriptedModel();
-    const { assistant } = testCore(db, model, { checkInContext: hook });
+    const { assistant } = testCore(db, model);
     model.script({ content: "Nothing on your calendar today." });
     const outcome = await assistant.brief(user.id, { slot: "morning" });
-    expect(calls).toEqual([]);
     expect(outcome.receipts.map((receipt) => receipt.toolName)).not.toContain(CHANGES_SINCE_MORNING_TOOL);
     expect(model.requests.at(-1)?.messages[0]?.content).not.toContain(CHANGES_SINCE_MORNING_TOOL);
   });
 
-  it("goes ahead without the changes when the hook fails, with a warning", async () => {
+  it("goes ahead without the changes when they cannot be worked out, with a warning", async () => {
     const db = getDb();
     const user = await createTestUser(db, LONDON);
     const model = scriptedModel();
     const { assistant, clock, logger } = testCore(db, model, {
-      checkInContext: async () => {
-        throw new Error("database hiccup");
-      },
+      wrapPorts: (ports) => ({
+        ...ports,
+        runs: {
+          ...ports.runs,
+          morningOf: async () => {
+            throw new Error("database hiccup");
+          },
+        },
+      }),
     });
     clock.set(MIDDAY);
     model.script({ content: "Nothing on your calendar today." });
@@ -174,68 +161,79 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
     const down = scriptedModel({
       reply: () => ({ error: new ModelError("every endpoint of the route failed", "MODEL_UNAVAILABLE") }),
     });
-    const { assistant, clock } = testCore(db, down, { checkInContext: wiredHook().hook });
+    const { assistant, clock } = testCore(db, down);
     clock.set(MIDDAY);
     const outcome = await assistant.brief(user.id, { slot: "midday" });
     expect(outcome.mode).toBe("digest");
     expect(outcome.prose.split("\n")[1]).toBe("Since the morning briefing (07:00): 1 task completed.");
   });
 
-  it.each(["claimed", "generating"] as const)(
-    "drops an interrupted attempt's messages when a %s run is retaken",
-    async (state) => {
-      const db = getDb();
-      const user = await createTestUser(db, LONDON);
-      const [run] = await db
-        .insert(briefingRuns)
-        .values({ userId: user.id, slot: "midday", localDate: TODAY, trigger: "schedule", state })
-        .returning();
-      if (!run) throw new Error("no run");
-      // What the first attempt stored before its process died.
-      await insertMessages(db, [
-        {
-          userId: user.id,
-          runId: run.id,
-          role: "assistant",
-          content: "",
-          toolCalls: [
-            { id: "call_old", function: { name: "list_tasks", arguments: { filter: "due_today" } } },
-          ],
-          metadata: { kind: "tool_calls", by: "model" },
-          createdAt: new Date("2025-06-02T11:30:00Z"),
-        },
-        {
-          userId: user.id,
-          runId: run.id,
-          role: "tool",
-          content: '{"count":0,"tasks":[]}',
-          toolName: "list_tasks",
-          toolCallId: "call_old",
-          metadata: { kind: "receipt", by: "model", arguments: { filter: "due_today" }, error: false },
-          createdAt: new Date("2025-06-02T11:30:00Z"),
-        },
-      ]);
-      const model = scriptedModel();
-      const { generateBriefing, clock } = testCore(db, model);
-      clock.set("2025-06-02T11:55:00Z");
+  it("drops an interrupted attempt's messages when its orphaned run is reclaimed and generated again", async () => {
+    const db = getDb();
+    const user = await createTestUser(db, LONDON);
+    const lifecycle = createRunLifecycle(db);
+    const run = await claimRun(
+      db,
+      { userId: user.id, slot: "midday", localDate: TODAY },
+      new Date(MIDDAY),
+      "dead-process",
+    );
+    await lifecycle.start(run.id, user.id, "dead-process", new Date(MIDDAY));
+    // What the first attempt stored before its process died.
+    await insertMessages(db, [
+      {
+        userId: user.id,
+        runId: run.id,
+        role: "assistant",
+        content: "",
+        toolCalls: [{ id: "call_old", function: { name: "list_tasks", arguments: { filter: "due_today" } } }],
+        metadata: { kind: "tool_calls", by: "model" },
+        createdAt: new Date("2025-06-02T11:30:00Z"),
+      },
+      {
+        userId: user.id,
+        runId: run.id,
+        role: "tool",
+        content: '{"count":0,"tasks":[]}',
+        toolName: "list_tasks",
+        toolCallId: "call_old",
+        metadata: { kind: "receipt", by: "model", arguments: { filter: "due_today" }, error: false },
+        createdAt: new Date("2025-06-02T11:30:00Z"),
+      },
+    ]);
+    const model = scriptedModel();
+    const { generateBriefing, clock } = testCore(db, model);
+    clock.set("2025-06-02T11:55:00Z");
 
-      // Another user's attempt on the run is refused and removes nothing.
-      const intruder = await createTestUser(db, LONDON);
-      await expect(generateBriefing({ user: intruder, slot: "midday", runId: run.id })).rejects.toThrow(
-        /belongs to another user/,
-      );
-      expect(await listRunMessages(db, run.id)).toHaveLength(2);
+    // Before it is reclaimed the run is not this process's; another user's attempt is refused as well.
+    await expect(generateBriefing({ user, slot: "midday", runId: run.id })).rejects.toBeInstanceOf(
+      RunTakenError,
+    );
+    expect(await lifecycle.reclaim(run.id, "dead-process", TEST_OWNER, clock.now())).toMatchObject({
+      state: "claimed",
+    });
+    const intruder = await createTestUser(db, LONDON);
+    await expect(generateBriefing({ user: intruder, slot: "midday", runId: run.id })).rejects.toBeInstanceOf(
+      RunTakenError,
+    );
+    expect(await listRunMessages(db, run.id)).toHaveLength(2);
 
-      model.script({ content: "Nothing on your calendar today." });
-      const outcome = await generateBriefing({ user, slot: "midday", runId: run.id });
+    model.script({ content: "Nothing on your calendar today." });
+    const outcome = await generateBriefing({ user, slot: "midday", runId: run.id });
 
-      const receipts = await listRunReceipts(db, run.id);
-      expect(receipts.map((receipt) => [receipt.toolName, receipt.arguments])).toEqual(MIDDAY_COVERAGE);
-      expect(receipts.every((receipt) => receipt.at.toISOString() === "2025-06-02T11:55:00.000Z")).toBe(true);
-      const stored = await listRunMessages(db, run.id);
-      expect(stored.some((message) => message.toolCallId === "call_old")).toBe(false);
-      expect(outcome.receipts).toHaveLength(2);
-      expect(await getRun(db, run.id)).toMatchObject({ state: "generated", toolCalls: 2 });
-    },
-  );
+    const receipts = await listRunReceipts(db, run.id);
+    expect(receipts.map((receipt) => [receipt.toolName, receipt.arguments])).toEqual([
+      [CHANGES_SINCE_MORNING_TOOL, { local_date: TODAY }],
+      ...MIDDAY_COVERAGE,
+    ]);
+    expect(receipts.every((receipt) => receipt.at.toISOString() === "2025-06-02T11:55:00.000Z")).toBe(true);
+    const stored = await listRunMessages(db, run.id);
+    expect(stored.some((message) => message.toolCallId === "call_old")).toBe(false);
+    expect(outcome.receipts).toHaveLength(3);
+    expect(await getRun(db, run.id)).toMatchObject({
+      state: "generated",
+      toolCalls: 3,
+      claimedBy: TEST_OWNER,
+    });
+  });
 });

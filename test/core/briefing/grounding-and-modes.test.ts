@@ -6,7 +6,16 @@ import { briefingRuns } from "../../../db/schema/index.ts";
 import { BRIEFING_TOOLS } from "../../../src/core/tools/allowlists.ts";
 import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
 import { offeredTools, requestText, scriptedModel } from "../../helpers/scripted-model.ts";
-import { LONDON, MORNING_COVERAGE, seedEvent, seedTasks, seedWeather, TODAY, testCore } from "../fixture.ts";
+import {
+  LONDON,
+  MORNING_COVERAGE,
+  seedEvent,
+  seedTasks,
+  seedWeather,
+  TEST_OWNER,
+  TODAY,
+  testCore,
+} from "../fixture.ts";
 
 const HONEST =
   'Good morning. Partly cloudy, 8 to 16 degrees. "Renew passport" is due at 14:30 and "File expenses" is overdue.';
@@ -154,7 +163,14 @@ describeEachDatabase("grounding, legacy and fallbacks", (getDb) => {
     const user = await morningUser();
     const [claimed] = await db
       .insert(briefingRuns)
-      .values({ userId: user.id, slot: "midday", localDate: TODAY, trigger: "schedule", state: "claimed" })
+      .values({
+        userId: user.id,
+        slot: "midday",
+        localDate: TODAY,
+        trigger: "schedule",
+        state: "claimed",
+        claimedBy: TEST_OWNER,
+      })
       .returning();
     const model = scriptedModel();
     const { generateBriefing } = testCore(db, model);

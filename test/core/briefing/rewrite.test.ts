@@ -6,6 +6,7 @@
 import { expect, it } from "vitest";
 import { listRunReceipts } from "../../../db/queries/messages.ts";
 import { getRun } from "../../../db/queries/runs.ts";
+import { CHANGES_SINCE_MORNING_TOOL } from "../../../src/core/briefing/changes-since-morning.ts";
 import { BRIEFING_TOOLS } from "../../../src/core/tools/allowlists.ts";
 import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
 import { call, offeredTools, scriptedModel } from "../../helpers/scripted-model.ts";
@@ -77,6 +78,7 @@ describeEachDatabase("the runner's rewrite", (getDb) => {
     expect(
       receipts.map((receipt) => [receipt.toolName, receipt.arguments.filter ?? receipt.arguments.range]),
     ).toEqual([
+      [CHANGES_SINCE_MORNING_TOOL, undefined],
       ["list_tasks", "due_today"],
       ["list_events", "tomorrow"],
       ["list_tasks", "overdue"],

@@ -4,13 +4,13 @@
  * and the "next … briefing" line computed as the scheduler will run it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimScheduledRun } from "../../../db/queries/schedule.ts";
 import { getUser } from "../../../db/queries/users.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
 import type { ModelClient } from "../../../src/core/model.ts";
 import { parseSettings } from "../../../src/core/settings/index.ts";
 import { createOpenMeteoGeocoder } from "../../../src/sources/weather/geocoder.ts";
 import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
+import { claimRun } from "../../helpers/runs.ts";
 import { type OpenMeteoServer, startOpenMeteoServer } from "../../servers/open-meteo-server.ts";
 import { testCore } from "../fixture.ts";
 
@@ -101,14 +101,16 @@ describeEachDatabase("settings service", (getDb) => {
     });
 
     // Today's morning run exists (it ran at 06:45): the next one is tomorrow's.
-    await claimScheduledRun(db, {
-      userId: user.id,
-      slot: "morning",
-      localDate: "2025-06-02",
-      claimedBy: "test",
-      now: new Date("2025-06-02T05:45:00Z"),
-      notAfter: new Date("2025-06-02T07:15:00Z"),
-    });
+    await claimRun(
+      db,
+      {
+        userId: user.id,
+        slot: "morning",
+        localDate: "2025-06-02",
+        notAfter: new Date("2025-06-02T07:15:00Z"),
+      },
+      new Date("2025-06-02T05:45:00Z"),
+    );
     const later = core("2025-06-02T06:30:00Z");
     expect((await later.settings.handle(user.id, "morning 08:00")).text).toBe(
       "Morning briefing at 08:00 (Europe/London).\nnext morning briefing: Tue 08:00",

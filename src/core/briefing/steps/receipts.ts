@@ -1,7 +1,7 @@
 /**
  * Step 2, receipts first: before the first model request the runner makes the slot's coverage calls itself
- * (the same allowlisted tools, concurrently, through the same dispatch) and, for a check-in, asks the
- * composition root what changed since the morning. All of it is stored as one runner-made tool turn of the
+ * (the same allowlisted tools, concurrently, through the same dispatch) and, for a check-in, works out
+ * what changed since the morning. All of it is stored as one runner-made tool turn of the
  * run, and handed to the model as exactly that: an assistant turn with `tool_calls`, then the results. The
  * model can write at once; it calls a tool only for what these do not cover.
  */
@@ -10,6 +10,10 @@ import type { ChatMessage } from "../../model.ts";
 import { dispatchAll, type ToolOutcome } from "../../tools/dispatch.ts";
 import { toolMessage } from "../../tools/tool-loop.ts";
 import { addTrace, EMPTY_TRACE } from "../../trace.ts";
+import {
+  CHANGES_SINCE_MORNING_TOOL,
+  changesSinceMorning as computeChanges,
+} from "../changes-since-morning.ts";
 import { type Carried, type RunContext, reportResults } from "../context.ts";
 import { COVERAGE } from "../coverage.ts";
 
@@ -24,7 +28,7 @@ export async function receipts(context: RunContext): Promise<Seeded> {
   const { deps } = context;
   const required = COVERAGE[context.slot];
   // Ids in the order the calls are shown: what changed first, then the coverage calls.
-  const checkInId = context.slot !== "morning" && deps.checkInContext ? deps.ids() : undefined;
+  const checkInId = context.slot !== "morning" ? deps.ids() : undefined;
   const calls = required.map((call, index) => ({
     id: deps.ids(),
     function: { index, name: call.name, arguments: { ...call.arguments } },
@@ -45,22 +49,20 @@ export async function receipts(context: RunContext): Promise<Seeded> {
 }
 
 /**
- * A check-in's "what changed since the morning", computed by the composition root from the receipts and
- * stored as a runner-made call. A failure costs the check-in this context, never the check-in itself.
+ * A check-in's "what changed since the morning", computed from the receipts and stored as a runner-made
+ * call. A failure costs the check-in this context, never the check-in itself.
  */
 async function changesSinceMorning(context: RunContext, callId: string): Promise<ToolOutcome | undefined> {
   const { deps, user, run } = context;
-  if (!deps.checkInContext) return undefined;
   const now = deps.clock.now();
   const startedAt = deps.timer();
   try {
-    const given = await deps.checkInContext(user, context.localDate, now);
-    if (!given) return undefined;
+    const result = await computeChanges(deps.ports, user, context.localDate, now);
     return {
       callId,
-      name: given.name,
-      arguments: { ...given.arguments },
-      result: given.result,
+      name: CHANGES_SINCE_MORNING_TOOL,
+      arguments: { local_date: context.localDate },
+      result,
       error: false,
       at: now,
       durationMs: deps.timer() - startedAt,

@@ -1,24 +1,19 @@
 /**
- * What changed since the morning briefing, for the midday and afternoon check-ins: decided by comparing
- * the morning run's receipts (what its tools returned, and when) with the same queries run now. The model
- * is handed the result as a receipt, so "nothing changed" is a fact from data, not a guess.
+ * What changed since the morning briefing, for the check-ins: decided by comparing the morning run's
+ * receipts (what its tools returned, and when) with the same queries run now, over the core's ports. The
+ * model is handed the result as a receipt, so "nothing changed" is a fact from data, not a guess.
  *
  * - tasks completed: completed after the morning run looked (task ids are stable);
  * - newly overdue: open tasks past due now that were not past due at the morning's time;
- * - events: today's events now vs. the `list_events` results of the morning run. Synced events get new
- *   ids on every calendar sync, so an event is matched by id, else by title: a match whose start differs
- *   is "moved", no match is "new", a morning event with no match now is "removed".
- *   When the morning never listed today's events there is no baseline, and the receipt says so.
+ * - events: today's events now vs. the `list_events` results of the morning run (read in that tool's own
+ *   shape, `eventView`). Synced events get new ids on every calendar sync, so an event is matched by id,
+ *   else by title: a match whose start differs is "moved", no match is "new", a morning event with no match
+ *   now is "removed". When the morning never listed today's events there is no baseline, and it says so.
  */
-import type { Database } from "../../db/client.ts";
-import { type EventView, listEvents } from "../../db/queries/events.ts";
-import { listRunReceipts } from "../../db/queries/messages.ts";
-import { morningRunOf } from "../../db/queries/schedule.ts";
-import { listTasks } from "../../db/queries/tasks.ts";
-import { getUser } from "../../db/queries/users.ts";
-import type { Receipt } from "../core/assistant.ts";
-import { formatLocal, localDate as localDateOf, startOfLocalDay } from "../core/local-time.ts";
-import { isPastDue, taskQuery } from "../core/tasks.ts";
+import type { EventView, Receipt } from "../domain.ts";
+import { formatLocal, localDate as localDateOf, startOfLocalDay } from "../local-time.ts";
+import type { Ports } from "../ports.ts";
+import { isPastDue, taskQuery } from "../tasks.ts";
 
 export const CHANGES_SINCE_MORNING_TOOL = "changes_since_morning";
 
@@ -49,19 +44,20 @@ export interface ChangesSinceMorning {
   summary: string;
 }
 
+type ChangePorts = Pick<Ports, "runs" | "receipts" | "records" | "sources">;
+
 export async function changesSinceMorning(
-  db: Database,
-  userId: number,
+  ports: ChangePorts,
+  user: { id: number; timeZone: string },
   localDate: string,
   now: Date,
 ): Promise<ChangesSinceMorning> {
-  const user = await getUser(db, userId);
-  if (!user) throw new Error(`no user with id ${userId}`);
+  const userId = user.id;
   const zone = user.timeZone;
-  const morning = await morningRunOf(db, userId, localDate);
-  const receipts = morning ? await listRunReceipts(db, morning.id) : [];
+  const morning = await ports.runs.morningOf(userId, localDate);
+  const receipts = morning ? await ports.receipts.runReceipts(morning.id) : [];
   const sinceAt = morningInstant(morning, receipts) ?? startOfLocalDay(localDate, zone);
-  const completed = await listTasks(db, userId, taskQuery("completed_recently", zone, now, 200));
+  const completed = await ports.records.listTasks(userId, taskQuery("completed_recently", zone, now, 200));
   const tasksCompleted = completed
     .filter((task) => task.completedAt !== null && task.completedAt >= sinceAt && task.completedAt <= now)
     .map((task) => ({
@@ -71,8 +67,8 @@ export async function changesSinceMorning(
     }));
 
   const pastDueNow = [
-    ...(await listTasks(db, userId, taskQuery("overdue", zone, now, 200))),
-    ...(await listTasks(db, userId, taskQuery("due_today", zone, now, 200))),
+    ...(await ports.records.listTasks(userId, taskQuery("overdue", zone, now, 200))),
+    ...(await ports.records.listTasks(userId, taskQuery("due_today", zone, now, 200))),
   ].filter((task) => isPastDue(task, now, zone));
   const newlyOverdue = pastDueNow
     .filter((task) => !isPastDue(task, sinceAt, zone))
@@ -88,7 +84,7 @@ export async function changesSinceMorning(
   const movedEvents: ChangesSinceMorning["movedEvents"] = [];
   const removedEvents: EventSummary[] = [];
   if (morningEvents) {
-    const current = await listEvents(db, { id: userId, timeZone: zone }, { range: "today", now });
+    const current = await ports.sources.events({ id: userId, timeZone: zone }, { range: "today", now });
     const unmatched = new Map(morningEvents.map((event) => [event.id, event]));
     for (const event of current) {
       const before =
@@ -168,27 +164,18 @@ interface SeenEvent extends EventSummary {
   lastDay: string;
 }
 
-/**
- * Event-shaped objects anywhere in a tool result (`{ events: [...] }` or an array). Accepts the tool's view
- * (`date` "YYYY-MM-DD" + `start` "HH:MM", `all_day`, `last_day`) and the query's (`start` "YYYY-MM-DD HH:mm").
- */
-function eventViewsIn(result: unknown, depth = 0): SeenEvent[] {
-  if (depth > 3 || result === null || typeof result !== "object") return [];
-  if (Array.isArray(result)) return result.flatMap((item) => eventViewsIn(item, depth + 1));
-  const record = result as Record<string, unknown>;
-  if (typeof record.id === "number" && typeof record.title === "string") {
-    const date = typeof record.date === "string" ? record.date : undefined;
-    const rawStart = typeof record.start === "string" ? record.start : undefined;
-    let start: string | undefined;
-    if (rawStart && /^\d{4}-\d{2}-\d{2}/.test(rawStart)) start = rawStart;
-    else if (date) start = rawStart ? `${date} ${rawStart}` : date;
-    if (start) {
-      const firstDay = start.slice(0, 10);
-      const lastDay = typeof record.last_day === "string" ? record.last_day : firstDay;
-      return [{ id: record.id, title: record.title, start, firstDay, lastDay }];
-    }
-  }
-  return Object.values(record).flatMap((value) => eventViewsIn(value, depth + 1));
+/** The events of a `list_events` result, as its `eventView` writes them (`date`, `start` "HH:MM", `last_day`). */
+function eventViewsIn(result: unknown): SeenEvent[] {
+  const events = (result as { events?: unknown } | null)?.events;
+  if (!Array.isArray(events)) return [];
+  return events.flatMap((item): SeenEvent[] => {
+    const view = item as Record<string, unknown>;
+    if (typeof view.id !== "number" || typeof view.title !== "string" || typeof view.date !== "string")
+      return [];
+    const start = typeof view.start === "string" ? `${view.date} ${view.start}` : view.date;
+    const lastDay = typeof view.last_day === "string" ? view.last_day : view.date;
+    return [{ id: view.id, title: view.title, start, firstDay: view.date, lastDay }];
+  });
 }
 
 function summary(event: EventView): EventSummary {

@@ -1,46 +1,49 @@
 /**
- * The delivery worker on its own: how each kind of send failure ends, from stored (generated) runs; the
- * briefing handed over is what it posts, and after a restart it posts what the run stored.
+ * The outbox on its own: how each kind of send failure ends, from stored (generated) runs. It posts what the
+ * run stored — the briefing's only copy — on whichever process sends it, and a briefing split over several
+ * messages resumes after the parts already posted.
  */
 import { expect, it } from "vitest";
 import type { Database } from "../../db/client.ts";
-import { deliveriesOfRun } from "../../db/queries/deliveries.ts";
-import { getRun, startClaimedRun } from "../../db/queries/runs.ts";
-import { claimScheduledRun } from "../../db/queries/schedule.ts";
+import { deliveriesOfRun } from "../../db/queries/run-queue.ts";
+import { getRun } from "../../db/queries/runs.ts";
+import { createDbPorts } from "../../db/stores/index.ts";
+import { DeliveryError, type PlatformSender } from "../../src/core/assistant.ts";
 import { fixedClock } from "../../src/core/clock.ts";
-import { createDeliveryWorker } from "../../src/delivery/worker.ts";
+import { createOutbox } from "../../src/delivery/outbox.ts";
 import { describeEachDatabase } from "../helpers/database.ts";
-import { markGenerated } from "../helpers/runs.ts";
+import { generatedRun as generated, HELPER_OWNER } from "../helpers/runs.ts";
 import { recordingSender, telegramUser, transient } from "../scheduler/rig.ts";
 
 const SLOTS = { morning: "07:00", midday: null, afternoon: null, evening: null };
 
 async function generatedRun(db: Database, userId: number, at: Date): Promise<number> {
-  const run = await claimScheduledRun(db, {
-    userId,
-    slot: "morning",
-    localDate: "2025-06-02",
-    claimedBy: "test",
-    now: at,
-    // The slot's window as the scheduler sets it: 07:00 London plus 90 minutes.
-    notAfter: new Date("2025-06-02T07:30:00Z"),
-  });
-  if (!run) throw new Error("claim failed");
-  await startClaimedRun(db, run.id, at);
-  await markGenerated(db, run.id, "Good morning. Nothing on the calendar today.", at);
+  // The slot's window as the scheduler sets it: 07:00 London plus 90 minutes.
+  const notAfter = new Date("2025-06-02T07:30:00Z");
+  const run = await generated(
+    db,
+    { userId, slot: "morning", localDate: "2025-06-02", notAfter },
+    "Good morning. Nothing on the calendar today.",
+    at,
+  );
   return run.id;
 }
 
-describeEachDatabase("delivery worker", (getDb) => {
-  function workerFor(db: Database, clock: ReturnType<typeof fixedClock>, sender = recordingSender()) {
-    const worker = createDeliveryWorker({
-      db,
+describeEachDatabase("outbox", (getDb) => {
+  function workerFor(
+    db: Database,
+    clock: ReturnType<typeof fixedClock>,
+    sender: PlatformSender & Partial<ReturnType<typeof recordingSender>> = recordingSender(),
+    owner = HELPER_OWNER,
+  ) {
+    const worker = createOutbox({
+      ports: createDbPorts(db),
       clock,
+      owner,
       senders: [sender],
-      baseBackoffMs: 60_000,
-      maxAttempts: 3,
+      retry: { baseBackoffMs: 60_000, maxAttempts: 3 },
     });
-    return { worker, sender };
+    return { worker, sender: sender as ReturnType<typeof recordingSender> };
   }
 
   it("fails, without retrying, a send whose outcome is unknown", async () => {
@@ -50,7 +53,7 @@ describeEachDatabase("delivery worker", (getDb) => {
     const runId = await generatedRun(db, user.id, clock.now());
     const { worker, sender } = workerFor(db, clock);
     sender.plan.push({ kind: "fail", error: new Error("socket hang up") });
-    expect(await worker.enqueueRun(runId)).toBe("delivering");
+    expect(await worker.enqueue(runId)).toBe("delivering");
     await worker.drain();
     clock.advance(10 * 60_000);
     await worker.runDue();
@@ -73,7 +76,7 @@ describeEachDatabase("delivery worker", (getDb) => {
       { kind: "fail", error: transient() },
       { kind: "fail", error: transient() },
     );
-    await worker.enqueueRun(runId);
+    await worker.enqueue(runId);
     await worker.drain();
     for (let step = 0; step < 3; step += 1) {
       clock.advance(5 * 60_000);
@@ -95,7 +98,7 @@ describeEachDatabase("delivery worker", (getDb) => {
       code: "ERR_REQUEST_NOT_SENT",
     });
     sender.plan.push({ kind: "fail", error: notSent }, { kind: "fail", error: notSent });
-    await worker.enqueueRun(runId);
+    await worker.enqueue(runId);
     await worker.drain();
     await worker.runDue();
     // Attempt 1 failed and was retried at once (attempt 2); attempt 2's failure waits the base backoff.
@@ -113,7 +116,7 @@ describeEachDatabase("delivery worker", (getDb) => {
       clock.now(),
     );
     sender.plan.push({ kind: "fail", error: transient() });
-    await worker.enqueueRun(answeredRun);
+    await worker.enqueue(answeredRun);
     await worker.drain();
     const [answered] = await deliveriesOfRun(db, answeredRun);
     expect(answered?.nextAttemptAt.getTime()).toBe(clock.now().getTime() + 60_000);
@@ -130,7 +133,7 @@ describeEachDatabase("delivery worker", (getDb) => {
     const runId = await generatedRun(db, user.id, clock.now());
     const { worker, sender } = workerFor(db, clock);
     sender.plan.push({ kind: "fail", error: transient(15 * 60_000) });
-    await worker.enqueueRun(runId);
+    await worker.enqueue(runId);
     await worker.drain();
     const [delivery] = await deliveriesOfRun(db, runId);
     expect(delivery?.lastError).toBe("missed window while retrying: Too Many Requests: retry after 1");
@@ -143,41 +146,87 @@ describeEachDatabase("delivery worker", (getDb) => {
     const { user } = await telegramUser(db, { slots: SLOTS });
     const runId = await generatedRun(db, user.id, new Date("2025-06-02T06:00:00Z"));
     const { worker, sender } = workerFor(db, clock);
-    expect(await worker.enqueueRun(runId)).toBe("skipped-window");
+    expect(await worker.enqueue(runId)).toBe("skipped-window");
     expect(sender.calls).toHaveLength(0);
     expect((await getRun(db, runId))?.reason).toBe(
       "missed window: ready at 10:00, after its not-after 08:30",
     );
   });
 
-  it("posts the briefing it was handed without reading the run back", async () => {
+  it("posts what the run stored, with the status row of the checks written with it", async () => {
+    const db = getDb();
+    const clock = fixedClock("2025-06-02T06:00:00Z");
+    const { user } = await telegramUser(db, { slots: SLOTS });
+    const run = await createDbPorts(db).lifecycle.claim(
+      {
+        userId: user.id,
+        slot: "morning",
+        localDate: "2025-06-02",
+        notAfter: new Date("2025-06-02T07:30:00Z"),
+      },
+      HELPER_OWNER,
+      clock.now(),
+    );
+    if (!run) throw new Error("not claimed");
+    const { lifecycle } = createDbPorts(db);
+    await lifecycle.start(run.id, user.id, HELPER_OWNER, clock.now());
+    await lifecycle.finish(
+      run.id,
+      HELPER_OWNER,
+      {
+        mode: "agentic",
+        route: "briefing",
+        endpoint: null,
+        model: null,
+        turns: 1,
+        toolCalls: 1,
+        promptTokens: 0,
+        evalTokens: 0,
+        timings: {},
+        grounding: null,
+        prose: "Stored by the runner.",
+        checks: [{ label: "looked at tasks", ok: true }],
+        reason: null,
+      },
+      clock.now(),
+    );
+    const { worker, sender } = workerFor(db, clock);
+    expect(await worker.enqueue(run.id)).toBe("delivering");
+    await worker.drain();
+    expect(sender.posted.map((post) => [post.message.prose, post.message.statusRow])).toEqual([
+      ["Stored by the runner.", "✓ looked at tasks"],
+    ]);
+    expect((await getRun(db, run.id))?.state).toBe("delivered");
+  });
+
+  it("resumes a split briefing after the parts already posted, on another process", async () => {
     const db = getDb();
     const clock = fixedClock("2025-06-02T06:00:00Z");
     const { user } = await telegramUser(db, { slots: SLOTS });
     const runId = await generatedRun(db, user.id, clock.now());
-    const { worker, sender } = workerFor(db, clock);
-    const handed = "Handed over by the runner.";
-    const outcome = await worker.enqueue({
-      message: {
-        runId,
-        userId: user.id,
-        slot: "morning",
-        localDate: "2025-06-02",
-        prose: handed,
-        checks: [{ label: "looked at tasks", ok: true }],
-        statusRow: "✓ looked at tasks",
-        mode: "agentic",
+    const parts: string[] = [];
+    /** Posts three parts, saving what is out after each; the first attempt's third part never leaves. */
+    const splitting = (failThird: boolean): PlatformSender => ({
+      platform: "telegram",
+      async deliver({ begin, progress, saveProgress }) {
+        if (!(await begin())) return undefined;
+        const done = ((progress as { parts?: number } | undefined)?.parts ?? 0) as number;
+        for (let part = done + 1; part <= 3; part += 1) {
+          if (failThird && part === 3) throw new DeliveryError("Internal Server Error", false);
+          parts.push(`part ${part}`);
+          await saveProgress({ parts: part });
+        }
+        return { platformMessageId: "1", target: "chat" };
       },
-      claimedAt: clock.now(),
-      notAfter: new Date("2025-06-02T07:30:00Z"),
-      timeZone: "Europe/London",
     });
-    expect(outcome).toBe("delivering");
-    await worker.drain();
-    // The stored prose differs: had the worker read the run, it would have posted that.
-    expect(sender.posted.map((post) => [post.message.prose, post.message.statusRow])).toEqual([
-      [handed, "✓ looked at tasks"],
-    ]);
+    const first = workerFor(db, clock, splitting(true), "process-a");
+    await first.worker.enqueue(runId);
+    await first.worker.drain();
+    expect((await deliveriesOfRun(db, runId))[0]).toMatchObject({ state: "pending", progress: { parts: 2 } });
+    const second = workerFor(db, clock, splitting(false), "process-b");
+    clock.advance(60_000);
+    await second.worker.runDue();
+    expect(parts).toEqual(["part 1", "part 2", "part 3"]);
     expect((await getRun(db, runId))?.state).toBe("delivered");
   });
 
@@ -188,7 +237,7 @@ describeEachDatabase("delivery worker", (getDb) => {
     const runId = await generatedRun(db, user.id, clock.now());
     const before = workerFor(db, clock);
     before.sender.plan.push({ kind: "fail", error: transient() });
-    await before.worker.enqueueRun(runId);
+    await before.worker.enqueue(runId);
     await before.worker.drain();
     expect((await deliveriesOfRun(db, runId))[0]?.state).toBe("pending");
 
@@ -208,7 +257,7 @@ describeEachDatabase("delivery worker", (getDb) => {
     const { user } = await telegramUser(db, { slots: SLOTS });
     const runId = await generatedRun(db, user.id, clock.now());
     const { worker } = workerFor(db, clock, recordingSender("slack"));
-    await worker.enqueueRun(runId);
+    await worker.enqueue(runId);
     await worker.drain();
     expect((await getRun(db, runId))?.reason).toBe("telegram: telegram is not configured on this server");
   });

@@ -4,16 +4,22 @@
  */
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { Database } from "../../db/client.ts";
-import { createEvent, updateEvent } from "../../db/queries/events.ts";
-import { claimScheduledRun } from "../../db/queries/schedule.ts";
-import { completeTask, createTask } from "../../db/queries/tasks.ts";
-import { events, type User } from "../../db/schema/index.ts";
-import { fixedClock } from "../../src/core/clock.ts";
-import { changesSinceMorning } from "../../src/scheduler/changes-since-morning.ts";
-import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
-import type { OllamaTestServer } from "../servers/ollama-server.ts";
-import { modelFor, realRunner, startModel } from "./rig.ts";
+import type { Database } from "../../../db/client.ts";
+import { createEvent, updateEvent } from "../../../db/queries/events.ts";
+import { completeTask, createTask } from "../../../db/queries/tasks.ts";
+import { events, type User } from "../../../db/schema/index.ts";
+import { createDbPorts } from "../../../db/stores/index.ts";
+import { changesSinceMorning as changesOver } from "../../../src/core/briefing/changes-since-morning.ts";
+import { fixedClock } from "../../../src/core/clock.ts";
+import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
+import { claimRun } from "../../helpers/runs.ts";
+import { modelFor, realRunner, startModel } from "../../scheduler/rig.ts";
+import type { OllamaTestServer } from "../../servers/ollama-server.ts";
+
+/** The core's computation over the database's ports, as a check-in runs it. */
+function changesSinceMorning(db: Database, user: User, localDate: string, now: Date) {
+  return changesOver(createDbPorts(db), user, localDate, now);
+}
 
 const TODAY = "2025-06-02";
 const MORNING = new Date("2025-06-02T06:00:00Z"); // 07:00 London
@@ -29,17 +35,14 @@ describeEachDatabase("changesSinceMorning", (getDb) => {
 
   async function morningBriefing(db: Database, user: User) {
     const clock = fixedClock(MORNING);
-    const run = await claimScheduledRun(db, {
-      userId: user.id,
-      slot: "morning",
-      localDate: TODAY,
-      claimedBy: "test",
-      now: MORNING,
-      notAfter: new Date(MORNING.getTime() + 90 * 60_000),
-    });
-    if (!run) throw new Error("claim failed");
+    const run = await claimRun(
+      db,
+      { userId: user.id, slot: "morning", localDate: TODAY },
+      MORNING,
+      "morning-test",
+    );
     // The model answers at once; the runner's coverage calls list_tasks and list_events itself.
-    await realRunner(db, modelFor(ollama), clock)({ user, slot: "morning", localDate: TODAY, runId: run.id });
+    await realRunner(db, modelFor(ollama), clock, "morning-test")({ user, slot: "morning", runId: run.id });
     return run.id;
   }
 
@@ -83,7 +86,7 @@ describeEachDatabase("changesSinceMorning", (getDb) => {
     });
     await db.delete(events).where(eq(events.id, gym.id));
 
-    const changes = await changesSinceMorning(db, user.id, TODAY, new Date("2025-06-02T11:30:00Z"));
+    const changes = await changesSinceMorning(db, user, TODAY, new Date("2025-06-02T11:30:00Z"));
 
     expect(changes).toMatchObject({
       localDate: TODAY,
@@ -120,7 +123,7 @@ describeEachDatabase("changesSinceMorning", (getDb) => {
     });
     await morningBriefing(db, user);
 
-    const changes = await changesSinceMorning(db, user.id, TODAY, new Date("2025-06-02T11:30:00Z"));
+    const changes = await changesSinceMorning(db, user, TODAY, new Date("2025-06-02T11:30:00Z"));
     expect(changes).toMatchObject({
       tasksCompleted: [],
       newlyOverdue: [],
@@ -139,7 +142,7 @@ describeEachDatabase("changesSinceMorning", (getDb) => {
     const user = await createTestUser(db, { timeZone: "America/New_York" });
     const task = await createTask(db, { userId: user.id, title: "Send invoice", dueDate: TODAY });
     await completeTask(db, user.id, task.id, new Date("2025-06-02T13:00:00Z"));
-    const changes = await changesSinceMorning(db, user.id, TODAY, new Date("2025-06-02T16:30:00Z"));
+    const changes = await changesSinceMorning(db, user, TODAY, new Date("2025-06-02T16:30:00Z"));
     expect(changes).toMatchObject({ morningRunId: null, since: "00:00", eventsCompared: false });
     expect(changes.tasksCompleted.map((done) => done.title)).toEqual(["Send invoice"]);
     expect(changes.summary).toBe(

@@ -1,0 +1,125 @@
+/**
+ * The budget every send on a platform token takes from: one pace per scope (the token, one chat, the
+ * outbox's share), and the pauses 429s impose. The generic cell rate algorithm keeps one instant per
+ * scope — when its next send is due — so a send is "take one interval from each scope it counts
+ * against, all or none". With `burst` 1 sends are evenly spaced, so any window of the interval's
+ * multiple holds no more than the rate allows.
+ *
+ * Two stores hold the state: this process's memory (the embedded database has one process), and the
+ * PostgreSQL database (`db/stores/rate-buckets.ts`), where every replica sending on one token takes from
+ * the same scopes and honours the same pauses.
+ */
+
+/** One scope's pace: a send every `intervalMs`, up to `burst` at once. */
+export interface RateRule {
+  scope: string;
+  intervalMs: number;
+  /** Sends that may go back to back before the pace applies. Default 1: evenly spaced. */
+  burst?: number;
+}
+
+export type TakeResult =
+  | { ok: true }
+  /** Not now: try again in `waitMs`; `scope` is the one that said no, because of its pace or a pause. */
+  | { ok: false; waitMs: number; scope: string; reason: "pace" | "pause" };
+
+export interface RateLimitStore {
+  /** Takes one send from every rule's scope, or from none: then says how long until it could. */
+  take(rules: readonly RateRule[]): Promise<TakeResult>;
+  /** No send to `scope` for `forMs` from now (a pause is only ever lengthened). */
+  pause(scope: string, forMs: number): Promise<void>;
+  /** Milliseconds left of the scope's pause; 0 when it is not paused. */
+  pausedFor(scope: string): Promise<number>;
+}
+
+/** The algorithm, over one scope's stored instants; shared by both stores. */
+export function decide(
+  rules: readonly RateRule[],
+  state: ReadonlyMap<string, { arrival: number; pausedUntil: number }>,
+  now: number,
+):
+  | { ok: true; arrivals: Map<string, number> }
+  | { ok: false; waitMs: number; scope: string; reason: "pace" | "pause" } {
+  let worst: { waitMs: number; scope: string; reason: "pace" | "pause" } | undefined;
+  const arrivals = new Map<string, number>();
+  for (const rule of rules) {
+    const stored = state.get(rule.scope);
+    const arrival = Math.max(stored?.arrival ?? now, now);
+    const tolerance = (Math.max(1, rule.burst ?? 1) - 1) * rule.intervalMs;
+    const paceWait = arrival - tolerance - now;
+    const pauseWait = (stored?.pausedUntil ?? 0) - now;
+    const wait = Math.max(paceWait, pauseWait);
+    if (wait > 0 && (!worst || wait > worst.waitMs)) {
+      worst = { waitMs: wait, scope: rule.scope, reason: pauseWait >= paceWait ? "pause" : "pace" };
+    }
+    arrivals.set(rule.scope, arrival + rule.intervalMs);
+  }
+  return worst ? { ok: false, ...worst } : { ok: true, arrivals };
+}
+
+/** Scopes in this process's memory, on a monotonic clock. */
+export function createMemoryRateLimitStore(now: () => number = () => performance.now()): RateLimitStore {
+  const state = new Map<string, { arrival: number; pausedUntil: number }>();
+  const forgetIdle = (at: number) => {
+    if (state.size < 10_000) return;
+    for (const [scope, entry] of state) if (entry.arrival < at && entry.pausedUntil < at) state.delete(scope);
+  };
+  return {
+    async take(rules) {
+      const at = now();
+      const verdict = decide(rules, state, at);
+      if (!verdict.ok) return verdict;
+      for (const [scope, arrival] of verdict.arrivals) {
+        state.set(scope, { arrival, pausedUntil: state.get(scope)?.pausedUntil ?? 0 });
+      }
+      forgetIdle(at);
+      return { ok: true };
+    },
+    async pause(scope, forMs) {
+      const at = now();
+      const entry = state.get(scope) ?? { arrival: at, pausedUntil: 0 };
+      state.set(scope, { ...entry, pausedUntil: Math.max(entry.pausedUntil, at + forMs) });
+    },
+    async pausedFor(scope) {
+      return Math.max(0, (state.get(scope)?.pausedUntil ?? 0) - now());
+    },
+  };
+}
+
+/** What the database offers: a locked read-modify-write of some scopes, on its own clock. */
+export interface SharedBuckets {
+  change<T>(
+    scopes: readonly string[],
+    rule: (
+      state: ReadonlyMap<string, { arrival: number; pausedUntil: number }>,
+      now: number,
+    ) => { writes: ReadonlyMap<string, Partial<{ arrival: number; pausedUntil: number }>>; answer: T },
+  ): Promise<T>;
+}
+
+/** Scopes every process on one database shares: one budget per token, whoever sends. */
+export function createSharedRateLimitStore(buckets: SharedBuckets): RateLimitStore {
+  const nothing = new Map<string, Partial<{ arrival: number; pausedUntil: number }>>();
+  return {
+    take: (rules) =>
+      buckets.change<TakeResult>(
+        rules.map((rule) => rule.scope),
+        (state, now) => {
+          const verdict = decide(rules, state, now);
+          if (!verdict.ok) return { writes: nothing, answer: verdict };
+          const writes = new Map([...verdict.arrivals].map(([scope, arrival]) => [scope, { arrival }]));
+          return { writes, answer: { ok: true } };
+        },
+      ),
+    pause: (scope, forMs) =>
+      buckets.change([scope], (state, now) => {
+        const until = Math.max(state.get(scope)?.pausedUntil ?? 0, now + forMs);
+        return { writes: new Map([[scope, { pausedUntil: until }]]), answer: undefined };
+      }),
+    pausedFor: (scope) =>
+      buckets.change([scope], (state, now) => ({
+        writes: nothing,
+        answer: Math.max(0, (state.get(scope)?.pausedUntil ?? 0) - now),
+      })),
+  };
+}
