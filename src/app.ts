@@ -2,11 +2,12 @@
  * The running bot: wires the database, model routes, background syncs, scheduler, delivery outbox, HTTP
  * endpoints and platform adapters together, and takes them down in reverse order.
  */
+import { createHash } from "node:crypto";
 import type { SlackApp } from "../bots/slack/index.ts";
 import type { TelegramBot } from "../bots/telegram/index.ts";
 import type { Database, OpenDatabase } from "../db/client.ts";
 import { expirePendingActions } from "../db/queries/pending-actions.ts";
-import { createMetricsReadings, createPlatformState } from "../db/stores/index.ts";
+import { createMetricsReadings, createPlatformState, createRateBuckets } from "../db/stores/index.ts";
 import { buildCore } from "./build-core.ts";
 import type { Config } from "./config/config.ts";
 import type { Assistant, PlatformSender } from "./core/assistant.ts";
@@ -22,6 +23,11 @@ import {
   createTelegramTransports,
   type PlatformTransports,
 } from "./delivery/platform-transports.ts";
+import {
+  createMemoryRateLimitStore,
+  createSharedRateLimitStore,
+  scopedStore,
+} from "./delivery/rate-limits.ts";
 import type { Logger } from "./logger.ts";
 import { createModelClient } from "./models/index.ts";
 import { watchDatabase } from "./runtime/database-watch.ts";
@@ -95,17 +101,29 @@ export interface ChatServices {
 
 /** The configured platform adapters over one assistant; shared by `start` and `brief --deliver`. */
 export async function createPlatforms(
-  deps: Omit<AppDeps, "database">,
+  deps: Omit<AppDeps, "database"> & { database: Pick<AppDeps["database"], "kind"> },
   assistant: Assistant,
   /** Services the chat adapters offer beyond the assistant; a platform without one does not offer its commands. */
   services: ChatServices = {},
 ): Promise<Platforms> {
   const { config, clock, logger } = deps;
+  // On PostgreSQL every replica sending on a token takes from the same budget; the embedded database has
+  // one process, whose memory is enough.
+  const limits =
+    deps.database.kind === "postgres"
+      ? createSharedRateLimitStore(createRateBuckets(deps.db))
+      : createMemoryRateLimitStore();
+  const storeFor = (platform: string, token: string) =>
+    scopedStore(limits, `${platform}:${fingerprint(token)}`);
   // The adapters keep their state through the core's port; this assignment checks the store fits it.
   const platformState: PlatformState = createPlatformState(deps.db);
   // One flood gate per token, shared by chat replies and the outbox.
-  const telegramTransports = config.telegram ? createTelegramTransports() : undefined;
-  const slackTransports = config.slack ? createSlackTransports() : undefined;
+  const telegramTransports = config.telegram
+    ? createTelegramTransports({ store: storeFor("telegram", config.telegram.token) })
+    : undefined;
+  const slackTransports = config.slack
+    ? createSlackTransports({ store: storeFor("slack", config.slack.botToken) })
+    : undefined;
   // Each adapter (grammY, Bolt and what they pull in) loads only when its platform is configured.
   const telegram = config.telegram
     ? (await import("../bots/telegram/index.ts")).createTelegramBot({
@@ -396,6 +414,11 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
     await rollback();
     throw error;
   }
+}
+
+/** A token's short, stable name: scopes and leases say which bot they are for without holding the secret. */
+export function fingerprint(token: string): string {
+  return createHash("sha256").update(token).digest("hex").slice(0, 12);
 }
 
 /** The port is the operator's to free or change; say which. */

@@ -123,3 +123,16 @@ export function createSharedRateLimitStore(buckets: SharedBuckets): RateLimitSto
       })),
   };
 }
+
+/** The same store, its scopes named under `prefix` (one bot token's scopes apart from another's). */
+export function scopedStore(store: RateLimitStore, prefix: string): RateLimitStore {
+  const named = (scope: string) => `${prefix}:${scope}`;
+  return {
+    take: async (rules) => {
+      const verdict = await store.take(rules.map((rule) => ({ ...rule, scope: named(rule.scope) })));
+      return verdict.ok ? verdict : { ...verdict, scope: verdict.scope.slice(prefix.length + 1) };
+    },
+    pause: (scope, forMs) => store.pause(named(scope), forMs),
+    pausedFor: (scope) => store.pausedFor(named(scope)),
+  };
+}
