@@ -21,6 +21,16 @@ export type {
 } from "./assistant.ts";
 export { DeliveryError } from "./assistant.ts";
 export { receiptsView, slotAt } from "./assistant-service.ts";
+export {
+  type AnswerSources,
+  type Audience,
+  answersInBriefingThread,
+  audienceOf,
+  othersBriefingText,
+  readsPersonalData,
+  SENT_PRIVATELY_TEXT,
+  type SpaceKind,
+} from "./audience.ts";
 export { statusChecks, statusRow } from "./briefing/status-row.ts";
 export type { CheckInContext, CheckInReceipt } from "./briefing/types.ts";
 export { type Clock, fixedClock, systemClock } from "./clock.ts";
