@@ -4,7 +4,9 @@
  * (`chat.postEphemeral`, or their DM). A linked person's mention in a public channel shows the channel none of
  * their items; a briefing thread in `SLACK_CHANNEL` mode answers only its owner; a team channel is read by all.
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { ACTION_CONFIRM, ACTION_RECEIPTS } from "../../../bots/slack/format.ts";
 import type { Database } from "../../../db/client.ts";
 import { createTask, getTask } from "../../../db/queries/tasks.ts";
@@ -312,5 +314,22 @@ describeEachDatabase("slack shared spaces", (getDb) => {
       expect(line.text).toBe(`This is <@${ana.slackId}>'s briefing; send me a DM for yours.`);
       expect(suite.ollama.chatRequests().length).toBe(modelBefore);
     });
+  });
+});
+
+describe("slack-app-manifest.yml", () => {
+  it("grants what shared spaces need: mentions and channel replies heard, ephemeral answers by chat:write", () => {
+    const manifest = parse(
+      readFileSync(new URL("../../../slack-app-manifest.yml", import.meta.url), "utf8"),
+    ) as {
+      oauth_config: { scopes: { bot: string[] } };
+      settings: { event_subscriptions: { bot_events: string[] } };
+    };
+    expect(manifest.oauth_config.scopes.bot).toEqual(
+      expect.arrayContaining(["chat:write", "app_mentions:read", "channels:history", "groups:history"]),
+    );
+    expect(manifest.settings.event_subscriptions.bot_events).toEqual(
+      expect.arrayContaining(["app_mention", "message.channels", "message.groups"]),
+    );
   });
 });
