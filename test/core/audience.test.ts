@@ -95,5 +95,9 @@ describeEachDatabase("a chat reply says whether it read the person's data", (get
     const reply = await assistant.reply(user.id, thread(`${user.id}.3`), `delete task ${task.id}`);
     expect(reply.pending).toHaveLength(1);
     expect(reply.personal).toBe(true);
+    // The thread's next words have the waiting change (its tool call and result) in their context.
+    model.script({ content: "Take your time." });
+    const next = await assistant.reply(user.id, thread(`${user.id}.3`), "let me think");
+    expect(next.personal).toBe(true);
   });
 });

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { ACTION_CONFIRM, ACTION_RECEIPTS } from "../../../bots/slack/format.ts";
+import { ACTION_CONFIRM, ACTION_RECEIPTS, ACTION_UNDO } from "../../../bots/slack/format.ts";
 import type { Database } from "../../../db/client.ts";
 import { createTask, getTask } from "../../../db/queries/tasks.ts";
 import { call, MODEL, MORNING_COVERAGE, seedTasks, seedWeather } from "../../core/fixture.ts";
@@ -171,6 +171,39 @@ describeEachDatabase("slack shared spaces", (getDb) => {
       expect(suite.slack.channelView(channel).join("\n")).not.toContain("Old chore");
     });
 
+    it("states a change privately with its Undo, and the Undo answers her alone", async () => {
+      const db = getDb();
+      const ana = await linkedSlackUser(db);
+      suite.ollama.script(MODEL, [
+        { toolCalls: [call("create_task", { title: "Buy a birthday present for Bob" })] },
+        { content: "Added it." },
+      ]);
+      const postsFrom = suite.slack.posts.length;
+      await mentionInChannel(suite.slack, ana.slackId, channel, "add a task: buy a birthday present for Bob");
+      const answer = await suite.slack.waitForEphemeral(
+        (message) => message.user === ana.slackId && JSON.stringify(message.blocks).includes(ACTION_UNDO),
+      );
+      await settled(suite.running);
+      const id = Number(/Created task (\d+)/.exec(answer.text)?.[1]);
+      expect(await getTask(db, ana.user.id, id)).toBeDefined();
+
+      const press = await suite.slack.pressButton(
+        ACTION_UNDO,
+        buttonValue(answer.blocks, ACTION_UNDO),
+        ana.slackId,
+        { channel, ts: answer.messageTs, ephemeral: true },
+      );
+      const outcome = await suite.slack.waitForResponse(press.responseUrlId);
+      await settled(suite.running);
+      expect(outcome.body).toMatchObject({
+        response_type: "ephemeral",
+        text: `Undone: deleted task ${id} "Buy a birthday present for Bob".`,
+      });
+      expect(await getTask(db, ana.user.id, id)).toBeUndefined();
+      expect(postsIn(suite.slack, channel, postsFrom)).toEqual([]);
+      expect(suite.slack.channelView(channel).join("\n")).not.toContain("birthday present");
+    });
+
     it("tells a stranger who mentions it how to link, privately, and nothing else", async () => {
       const stranger = nextSlackUserId();
       const modelBefore = suite.ollama.chatRequests().length;
@@ -212,12 +245,14 @@ describeEachDatabase("slack shared spaces", (getDb) => {
       await settled(suite.running);
 
       const line = `This is <@${ana.slackId}>'s briefing; send me a DM for yours.`;
-      const told = suite.slack.ephemerals.slice(from);
-      expect(told.map((message) => [message.user, message.channel, message.threadTs, message.text])).toEqual([
-        [bob.slackId, channel, parent.ts, line],
-        [stranger, channel, parent.ts, line],
-        [bob.slackId, channel, parent.ts, line],
-      ]);
+      // The three are handled concurrently (Bolt acks each event first), so in any order.
+      const told = suite.slack.ephemerals
+        .slice(from)
+        .map((message) => [message.user, message.channel, message.threadTs, message.text].join(" "))
+        .sort();
+      expect(told).toEqual(
+        [bob.slackId, bob.slackId, stranger].sort().map((user) => `${user} ${channel} ${parent.ts} ${line}`),
+      );
       // No model call, and nothing in the channel after the briefing itself.
       expect(suite.ollama.chatRequests().length).toBe(modelBefore);
       expect(postsIn(suite.slack, channel, postsFrom)).toEqual([]);
