@@ -384,7 +384,7 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
       }`,
       `  slack      ${
         config.slack
-          ? `on (${config.slack.appToken ? "Socket Mode" : `HTTP at ${platforms.slackEventsPath}`})${degraded("slack")}`
+          ? `on (${config.slack.appToken ? "Socket Mode" : `HTTP at ${platforms.slackEventsPath}`})${config.slack.teamChannels.length > 0 ? `; team channels (answers read by all): ${config.slack.teamChannels.join(", ")}` : ""}${degraded("slack")}`
           : "off (set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET to enable)"
       }`,
       `  access     ${

@@ -1,10 +1,11 @@
 /**
  * Buttons: Receipts (under a briefing) posts the run's receipts into its thread, a few pages at a time with
  * More for the rest; Confirm / Cancel resolve a change waiting for the user; Undo takes back a change a reply
- * reported. Only linked users get anywhere, and the core decides whose run or action it is.
+ * reported. Only linked users get anywhere, and the core decides whose run or action it is, and whether what
+ * a press shows may be read in the channel it came from (otherwise only the presser sees it).
  */
 import type { App, BlockAction, ButtonAction, RespondFn, types, webApi } from "@slack/bolt";
-import type { LinkedAccount } from "../../src/core/index.ts";
+import { audienceOf, type ConfirmationOutcome, type LinkedAccount } from "../../src/core/index.ts";
 import { linkedOrRefused } from "./access.ts";
 import {
   ACTION_CANCEL,
@@ -19,6 +20,7 @@ import {
   undoBlock,
 } from "./format.ts";
 import type { SlackHandlerDeps } from "./handler-deps.ts";
+import { spaceOf } from "./spaces.ts";
 
 /** Pages one press posts (into a thread, so one press can't flood it) or answers ephemerally. */
 const PAGES_PER_PRESS = 2;
@@ -43,7 +45,8 @@ export function registerActions(app: App, deps: SlackHandlerDeps): void {
     }
     const all = receiptsMessages(view, linked.user.timeZone, deps.clock.now());
     const pages = receiptsSlice(all, Math.min(from, all.length - 1), PAGES_PER_PRESS, view.run.id);
-    const place = body.container.is_ephemeral === true ? undefined : messagePlace(body);
+    // Receipts are the person's data: into the thread only where everyone there may read them.
+    const place = publicPlace(deps, body);
     for (const page of pages) {
       if (place) {
         await client.chat.postMessage({
@@ -91,7 +94,8 @@ export function registerActions(app: App, deps: SlackHandlerDeps): void {
       await respond({ response_type: "ephemeral", replace_original: false, text: outcome.text });
       return;
     }
-    // The pressed button goes (it works once); the outcome is said in the same thread.
+    // The pressed button goes (it works once); the outcome, which names the person's item, is said in the
+    // same thread where everyone there may read it, and to the presser alone elsewhere.
     const blocks = withoutButton(body.message.blocks as types.KnownBlock[] | undefined, action.value);
     await client.chat.update({
       channel: place.channel,
@@ -99,11 +103,15 @@ export function registerActions(app: App, deps: SlackHandlerDeps): void {
       text: typeof body.message.text === "string" ? body.message.text : outcome.text,
       blocks,
     });
-    await client.chat.postMessage({
-      channel: place.channel,
-      thread_ts: place.threadTs,
-      text: fallbackText(outcome.text),
-    });
+    if (publicPlace(deps, body)) {
+      await client.chat.postMessage({
+        channel: place.channel,
+        thread_ts: place.threadTs,
+        text: fallbackText(outcome.text),
+      });
+    } else {
+      await respond({ response_type: "ephemeral", replace_original: false, text: outcome.text });
+    }
   });
 
   const resolve = (confirmed: boolean) =>
@@ -117,11 +125,7 @@ export function registerActions(app: App, deps: SlackHandlerDeps): void {
       action: ButtonAction;
       body: BlockAction<ButtonAction>;
       ack: () => Promise<void>;
-      respond: (message: {
-        response_type: "ephemeral";
-        replace_original: false;
-        text: string;
-      }) => Promise<unknown>;
+      respond: RespondFn;
       client: webApi.WebClient;
     }): Promise<void> {
       await ack();
@@ -129,36 +133,52 @@ export function registerActions(app: App, deps: SlackHandlerDeps): void {
       if (!linked) return;
       const pendingId = Number(action.value);
       const outcome = await deps.assistant.resolveConfirmation(linked.user.id, pendingId, confirmed);
+      const ephemeral = body.container.is_ephemeral === true;
       const place =
         body.message && body.channel ? { channel: body.channel.id, ts: body.message.ts } : undefined;
-      if (outcome.kind === "not-yours" || outcome.kind === "not-found" || !place) {
+      if (outcome.kind === "not-yours" || outcome.kind === "not-found" || (!place && !ephemeral)) {
         // The buttons stay for their owner; only the presser hears why nothing happened.
         await respond({ response_type: "ephemeral", replace_original: false, text: outcome.text });
         return;
       }
-      const mark = outcome.kind === "done" ? "✓" : outcome.kind === "cancelled" ? "✗" : "⌛";
-      const undo =
-        outcome.kind === "done" && outcome.undo
-          ? undoBlock([
-              { report: outcome.text.replace(/^Done: /, "").replace(/\.$/, ""), undo: outcome.undo },
-            ])
-          : undefined;
-      await client.chat.update({
-        channel: place.channel,
-        ts: place.ts,
-        text: fallbackText(outcome.text),
-        blocks: [
-          {
-            type: "section",
-            text: { type: "mrkdwn", text: `${mark} ${escapeMrkdwn(outcome.text).slice(0, 2900)}` },
-          },
-          ...(undo ? [undo] : []),
-        ],
-      });
+      const message = { text: fallbackText(outcome.text), blocks: outcomeBlocks(outcome) };
+      // A prompt only its owner saw is replaced through the press's response_url: chat.update can't reach it.
+      if (ephemeral || !place)
+        await respond({ response_type: "ephemeral", replace_original: true, ...message });
+      else await client.chat.update({ channel: place.channel, ts: place.ts, ...message });
     };
 
   app.action<BlockAction<ButtonAction>>(ACTION_CONFIRM, resolve(true));
   app.action<BlockAction<ButtonAction>>(ACTION_CANCEL, resolve(false));
+}
+
+/** The resolved prompt: what happened, and the Undo of a change made. */
+function outcomeBlocks(outcome: ConfirmationOutcome): types.KnownBlock[] {
+  const mark = outcome.kind === "done" ? "✓" : outcome.kind === "cancelled" ? "✗" : "⌛";
+  const undo =
+    outcome.kind === "done" && outcome.undo
+      ? undoBlock([{ report: outcome.text.replace(/^Done: /, "").replace(/\.$/, ""), undo: outcome.undo }])
+      : undefined;
+  return [
+    {
+      type: "section",
+      text: { type: "mrkdwn", text: `${mark} ${escapeMrkdwn(outcome.text).slice(0, 2900)}` },
+    },
+    ...(undo ? [undo] : []),
+  ];
+}
+
+/**
+ * Where a press may be answered for everyone to read: the pressed message's place, when it is no ephemeral
+ * message and the core lets the person's data be shown in its space. Undefined means: to the presser only.
+ */
+function publicPlace(
+  deps: SlackHandlerDeps,
+  body: BlockAction<ButtonAction>,
+): { channel: string; threadTs: string } | undefined {
+  if (body.container.is_ephemeral === true) return undefined;
+  const place = messagePlace(body);
+  return place && audienceOf(spaceOf(deps, place.channel), true) === "space" ? place : undefined;
 }
 
 /** Where the pressed message lives: its channel and the thread to post into (its own, or the one it is in). */

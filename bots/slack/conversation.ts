@@ -1,19 +1,38 @@
 /**
  * Answering a user's message: a "thinking…" placeholder right away, replaced in place by the answer,
- * then any destructive action the model wants as Confirm / Cancel buttons in the same place.
+ * then any destructive action the model wants as Confirm / Cancel buttons in the same place. Where the
+ * answer goes is the core's call (`audienceOf`): in a shared channel an answer that read the person's data
+ * reaches only them (ephemeral, or their DM), so nothing is posted for the channel before the core has said
+ * the answer may be read there; the placeholder is then theirs alone.
  */
 import type { webApi } from "@slack/bolt";
-import type { LinkedAccount, ThreadRef } from "../../src/core/index.ts";
-import { confirmationMessage, MAX_BLOCKS_PER_MESSAGE, textMessages, undoBlock } from "./format.ts";
+import {
+  audienceOf,
+  type ChatReply,
+  type LinkedAccount,
+  type SpaceKind,
+  type ThreadRef,
+} from "../../src/core/index.ts";
+import {
+  confirmationMessage,
+  MAX_BLOCKS_PER_MESSAGE,
+  type SlackMessage,
+  textMessages,
+  undoBlock,
+} from "./format.ts";
 import { type SlackHandlerDeps, SORRY } from "./handler-deps.ts";
+import { PrivateReplies } from "./private-replies.ts";
 
 export const THINKING_TEXT = "_thinking…_";
 
 export interface IncomingText {
   linked: LinkedAccount;
   channel: string;
+  space: SpaceKind;
   /** Reply in this thread; undefined answers at the top level of the DM. */
   threadTs: string | undefined;
+  /** The thread the person wrote in (undefined at a channel's top level): where what only they see goes. */
+  writtenInThread: string | undefined;
   thread: ThreadRef;
   text: string;
 }
@@ -23,47 +42,73 @@ export async function answer(
   client: webApi.WebClient,
   incoming: IncomingText,
 ): Promise<void> {
-  const { channel, threadTs } = incoming;
-  const placeholder = await client.chat.postMessage({
-    channel,
-    text: THINKING_TEXT,
-    ...(threadTs ? { thread_ts: threadTs } : {}),
+  const privately = new PrivateReplies(deps, client, {
+    linked: incoming.linked,
+    channel: incoming.channel,
+    threadTs: incoming.writtenInThread,
+    pointerThreadTs: incoming.threadTs,
   });
-  const placeholderTs = placeholder.ts;
-  if (!placeholderTs) throw new Error("chat.postMessage answered without a ts");
-  let reply: Awaited<ReturnType<SlackHandlerDeps["assistant"]["reply"]>>;
+  let placeholderTs: string | undefined;
+  if (incoming.space === "shared") await privately.note(THINKING_TEXT);
+  else placeholderTs = await postMessage(client, incoming, { text: THINKING_TEXT });
+
+  let reply: ChatReply;
   try {
     reply = await deps.assistant.reply(incoming.linked.user.id, incoming.thread, incoming.text);
   } catch (error) {
     deps.logger.error({ err: error, thread: incoming.thread.threadKey }, "slack: reply failed");
-    await client.chat.update({ channel, ts: placeholderTs, text: SORRY, blocks: [] });
+    // An apology reads nothing of anyone's: it goes where the question was asked.
+    await publish(client, incoming, placeholderTs, [{ text: SORRY, blocks: [] }]);
     return;
   }
+  const messages = replyMessages(reply, incoming.linked.user.timeZone);
+  if (audienceOf(incoming.space, reply.personal) === "asker") {
+    for (const message of messages) await privately.post(message);
+    return;
+  }
+  await publish(client, incoming, placeholderTs, messages);
+}
+
+/** The answer's pages (the last carrying an Undo per change it made), then each change waiting for a Confirm. */
+function replyMessages(reply: ChatReply, timeZone: string): SlackMessage[] {
   const pages = textMessages(reply.text);
-  // Every change the reply states gets its Undo, under the reply's last message.
   const undo = undoBlock(reply.changes);
   const last = pages.at(-1);
   if (undo && last) {
     if (last.blocks.length < MAX_BLOCKS_PER_MESSAGE) last.blocks.push(undo);
     else pages.push({ text: last.text, blocks: [undo] });
   }
-  const [first, ...rest] = pages;
-  if (first) await client.chat.update({ channel, ts: placeholderTs, text: first.text, blocks: first.blocks });
-  for (const page of rest) {
-    await client.chat.postMessage({
-      channel,
-      text: page.text,
-      blocks: page.blocks,
-      ...(threadTs ? { thread_ts: threadTs } : {}),
-    });
+  return [...pages, ...reply.pending.map((pending) => confirmationMessage(pending, timeZone))];
+}
+
+/** Messages for everyone in the conversation: the first replaces the placeholder when there is one. */
+async function publish(
+  client: webApi.WebClient,
+  incoming: IncomingText,
+  placeholderTs: string | undefined,
+  messages: readonly SlackMessage[],
+): Promise<void> {
+  let rest = messages;
+  const [first] = messages;
+  if (first && placeholderTs) {
+    // Blocks always go along, even none: the placeholder's must not survive the edit.
+    await client.chat.update({ channel: incoming.channel, ts: placeholderTs, ...first });
+    rest = messages.slice(1);
   }
-  for (const pending of reply.pending) {
-    const message = confirmationMessage(pending, incoming.linked.user.timeZone);
-    await client.chat.postMessage({
-      channel,
-      text: message.text,
-      blocks: message.blocks,
-      ...(threadTs ? { thread_ts: threadTs } : {}),
-    });
-  }
+  for (const message of rest) await postMessage(client, incoming, message);
+}
+
+async function postMessage(
+  client: webApi.WebClient,
+  incoming: IncomingText,
+  message: SlackMessage | { text: string },
+): Promise<string> {
+  const posted = await client.chat.postMessage({
+    channel: incoming.channel,
+    text: message.text,
+    ...("blocks" in message && message.blocks.length > 0 ? { blocks: message.blocks } : {}),
+    ...(incoming.threadTs ? { thread_ts: incoming.threadTs } : {}),
+  });
+  if (!posted.ts) throw new Error("chat.postMessage answered without a ts");
+  return posted.ts;
 }

@@ -9,6 +9,8 @@ export interface SlackHandlerDeps {
   logger: Logger;
   /** One-time link codes (`/link CODE`); without it only `briefbot user link` links. */
   linking?: Linking | undefined;
+  /** Channels the operator marked as meant for everyone in them (`slack.team_channels`). */
+  teamChannels: ReadonlySet<string>;
 }
 
 /** Messages to the user never carry internals; the log gets the details. */

@@ -48,6 +48,8 @@ export interface SlackAdapterConfig {
   apiUrl: string;
   /** Post every scheduled briefing here instead of each user's DM. */
   channel?: string | undefined;
+  /** Channels meant for everyone in them: answers that read a person's data are posted there for all. */
+  teamChannels?: readonly string[] | undefined;
 }
 
 /**
@@ -160,7 +162,14 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
     await next();
   });
 
-  const deps: SlackHandlerDeps = { assistant, platformState, clock, logger, linking: options.linking };
+  const deps: SlackHandlerDeps = {
+    assistant,
+    platformState,
+    clock,
+    logger,
+    linking: options.linking,
+    teamChannels: new Set(config.teamChannels ?? []),
+  };
   registerCommands(app, deps);
   if (options.linking) registerLinkCommand(app, { ...deps, linking: options.linking });
   registerActions(app, deps);

@@ -1,15 +1,18 @@
 /**
  * Messages from people: a reply in a briefing's thread is a follow-up on that run (answered in the thread);
- * any other DM is ordinary chat; in channels the bot speaks when mentioned or in a briefing thread.
- * Bot messages (ours or anyone's) are never answered, so two bots can't talk each other into a loop.
+ * any other DM is ordinary chat; in channels the bot speaks when mentioned or in a briefing thread. A
+ * briefing thread in a channel answers only its owner: anyone else who writes in it gets one line, only
+ * for them, saying whose it is. Bot messages (ours or anyone's) are never answered, so two bots can't talk
+ * each other into a loop.
  */
 import type { App, webApi } from "@slack/bolt";
-import type { LinkedAccount } from "../../src/core/index.ts";
+import { answersInBriefingThread, type LinkedAccount } from "../../src/core/index.ts";
 import { findLinkedUser, refusalText } from "./access.ts";
 import { answer, type IncomingText } from "./conversation.ts";
 import type { SlackHandlerDeps } from "./handler-deps.ts";
 import { linkFromDirectMessage } from "./linking.ts";
 import { helpText } from "./settings.ts";
+import { briefingThreadOwner, spaceOf, tellWhoseBriefing } from "./spaces.ts";
 import { briefingThreadKey, directMessageKey, runOfThread } from "./threads.ts";
 
 interface UserMessage {
@@ -43,7 +46,8 @@ export function registerMessages(app: App, deps: SlackHandlerDeps): void {
     }
     // A mention arrives twice (message + app_mention); the app_mention listener answers it.
     if (context.botUserId && message.text.includes(`<@${context.botUserId}>`)) return;
-    if (message.threadTs) await handleChannelThreadReply(deps, client, message);
+    if (message.threadTs)
+      await handleChannelThreadReply(deps, client, { ...message, threadTs: message.threadTs });
   });
 
   app.event("app_mention", async ({ event, client, context }) => {
@@ -55,13 +59,23 @@ export function registerMessages(app: App, deps: SlackHandlerDeps): void {
       channelType: "channel",
       text: event.text.replace(mention, "").trim(),
       ts: event.ts,
-      threadTs: event.thread_ts ?? event.ts,
+      threadTs: event.thread_ts && event.thread_ts !== event.ts ? event.thread_ts : undefined,
     };
-    const linked = await linkedOrRefused(deps, client, message, event.thread_ts);
-    if (!linked) return;
+    const owner = message.threadTs
+      ? await briefingThreadOwner(deps, message.channel, message.threadTs)
+      : undefined;
+    const linked = await findLinkedUser(deps, message.user, message.channel);
+    if (owner && message.threadTs && !answersInBriefingThread(owner.userId, linked?.user.id)) {
+      await tellWhoseBriefing(client, { ...message, threadTs: message.threadTs }, owner);
+      return;
+    }
+    if (!linked) {
+      await refuse(client, message);
+      return;
+    }
+    // A top-level mention is answered in a thread under it.
     const threadTs = message.threadTs ?? message.ts;
-    const runId = await runOfThread(deps.platformState, linked.user.id, message.channel, threadTs);
-    await answer(deps, client, inBriefingThread(linked, message, threadTs, runId));
+    await answer(deps, client, inThread(deps, linked, message, threadTs, owner?.runId));
   });
 }
 
@@ -70,11 +84,14 @@ async function handleDirectMessage(
   client: webApi.WebClient,
   message: UserMessage,
 ): Promise<void> {
-  const linked = await linkedOrRefused(deps, client, message, undefined);
-  if (!linked) return;
+  const linked = await findLinkedUser(deps, message.user, message.channel);
+  if (!linked) {
+    await refuse(client, message);
+    return;
+  }
   if (message.threadTs) {
     const runId = await runOfThread(deps.platformState, linked.user.id, message.channel, message.threadTs);
-    await answer(deps, client, inBriefingThread(linked, message, message.threadTs, runId));
+    await answer(deps, client, inThread(deps, linked, message, message.threadTs, runId));
     return;
   }
   if (/^\s*help\s*$/i.test(message.text)) {
@@ -84,47 +101,46 @@ async function handleDirectMessage(
   await answer(deps, client, {
     linked,
     channel: message.channel,
+    space: "direct",
     threadTs: undefined,
+    writtenInThread: undefined,
     thread: { platform: "slack", threadKey: directMessageKey(message.channel), runId: undefined },
     text: message.text,
   });
 }
 
-/** In a channel only briefing threads are followed without a mention, and only for linked people. */
+/**
+ * In a channel only briefing threads are followed without a mention: their owner is answered, anyone else
+ * is told whose briefing it is. Other threads are people talking among themselves.
+ */
 async function handleChannelThreadReply(
   deps: SlackHandlerDeps,
   client: webApi.WebClient,
-  message: UserMessage & { threadTs?: string },
+  message: UserMessage & { threadTs: string },
 ): Promise<void> {
-  if (!message.threadTs) return;
+  const owner = await briefingThreadOwner(deps, message.channel, message.threadTs);
+  if (!owner) return;
   const linked = await findLinkedUser(deps, message.user);
-  if (!linked) return;
-  const runId = await runOfThread(deps.platformState, linked.user.id, message.channel, message.threadTs);
-  if (runId === undefined) return;
-  await answer(deps, client, inBriefingThread(linked, message, message.threadTs, runId));
-}
-
-/** The linked person, or undefined once an unlinked one has been told, privately, how to link. */
-async function linkedOrRefused(
-  deps: SlackHandlerDeps,
-  client: webApi.WebClient,
-  message: UserMessage,
-  threadTs: string | undefined,
-): Promise<LinkedAccount | undefined> {
-  const linked = await findLinkedUser(deps, message.user, message.channel);
-  if (!linked) {
-    await client.chat.postEphemeral({
-      channel: message.channel,
-      user: message.user,
-      text: refusalText(message.user),
-      ...(threadTs ? { thread_ts: threadTs } : {}),
-    });
+  if (!linked || !answersInBriefingThread(owner.userId, linked.user.id)) {
+    await tellWhoseBriefing(client, message, owner);
+    return;
   }
-  return linked;
+  await answer(deps, client, inThread(deps, linked, message, message.threadTs, owner.runId));
 }
 
-/** A reply in a thread that may hold a briefing (`runId` when it is this person's). */
-function inBriefingThread(
+/** An unlinked person is told, privately, how to link; nothing else. */
+async function refuse(client: webApi.WebClient, message: UserMessage): Promise<void> {
+  await client.chat.postEphemeral({
+    channel: message.channel,
+    user: message.user,
+    text: refusalText(message.user),
+    ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
+  });
+}
+
+/** A message answered in `threadTs`, which may hold a briefing (`runId` when it is this person's). */
+function inThread(
+  deps: SlackHandlerDeps,
   linked: LinkedAccount,
   message: UserMessage,
   threadTs: string,
@@ -133,7 +149,9 @@ function inBriefingThread(
   return {
     linked,
     channel: message.channel,
+    space: spaceOf(deps, message.channel),
     threadTs,
+    writtenInThread: message.threadTs,
     thread: { platform: "slack", threadKey: briefingThreadKey(message.channel, threadTs), runId },
     text: message.text,
   };

@@ -1,6 +1,6 @@
 /** What the platform adapters keep between updates: linked accounts, thread links, handled events. */
 import type { Database } from "../client.ts";
-import { findPlatformMessage, linkPlatformMessages } from "../queries/platform-messages.ts";
+import { findMessageOwner, findPlatformMessage, linkPlatformMessages } from "../queries/platform-messages.ts";
 import { claimEvent, pruneProcessedEvents } from "../queries/processed-events.ts";
 import {
   findUserByIdentity,
@@ -21,6 +21,10 @@ export function createPlatformState(db: Database) {
     async findMessage(platform: Platform, messageKey: string, userId: number) {
       const row = await findPlatformMessage(db, platform, messageKey, userId);
       return row ? { userId: row.userId, runId: row.runId, threadKey: row.threadKey } : undefined;
+    },
+    async messageOwner(platform: Platform, messageKey: string) {
+      const row = await findMessageOwner(db, platform, messageKey);
+      return row ? { ...row, externalUserId: row.externalUserId ?? undefined } : undefined;
     },
     claimEvent: (platform: Platform, eventId: string, at: Date) => claimEvent(db, platform, eventId, at),
     pruneEvents: (platform: Platform, before: Date) => pruneProcessedEvents(db, platform, before),

@@ -73,6 +73,8 @@ export interface SlackConfig {
   apiUrl: string;
   /** Post briefings here instead of each user's DM. */
   channel: string | undefined;
+  /** Channels meant for everyone in them (`slack.team_channels`): answers there are read by all. */
+  teamChannels: string[];
 }
 
 /** Every configuration problem, one line each, so the operator fixes them all in one go. */
@@ -152,6 +154,27 @@ const SourcesSchema = z
   .strict()
   .default({ allow_private_networks: false, allow_hosts: [] });
 
+/** A channel's id (C… or, for older private channels, G…), not its name: names change, ids do not. */
+const slackChannelId = z
+  .string({ error: "must be a Slack channel id like C0123ABCD" })
+  .trim()
+  .superRefine((id, context) => {
+    if (/^[CG][A-Z0-9]{2,}$/.test(id)) return;
+    context.addIssue({
+      code: "custom",
+      message: id.startsWith("D")
+        ? `"${id}" is a DM, which is private already; list channels only`
+        : `"${id}" is not a Slack channel id (like C0123ABCD: the channel's details show it, below its name)`,
+    });
+  });
+
+const SlackFileSchema = z
+  .object({
+    team_channels: z.array(slackChannelId, { error: "must be a list of Slack channel ids" }).default([]),
+  })
+  .strict()
+  .default({ team_channels: [] });
+
 const BRIEFING_DEFAULTS = {
   receipt_max_age_minutes: 60,
   retention_days: 7,
@@ -192,6 +215,7 @@ const FileSchema = z
       .object({ self_signup: z.boolean({ error: "must be true or false" }).default(false) })
       .strict()
       .default({ self_signup: false }),
+    slack: SlackFileSchema,
   })
   .strict()
   .superRefine(refineModelRoutes);
@@ -262,6 +286,7 @@ export function loadConfig(env: Environment, readFile: (path: string) => string)
             appToken: vars.SLACK_APP_TOKEN,
             apiUrl: withTrailingSlash(vars.SLACK_API_URL ?? "https://slack.com/api/"),
             channel: vars.SLACK_CHANNEL,
+            teamChannels: [...new Set(file?.slack.team_channels ?? [])],
           }
         : undefined,
     openMeteo: {

@@ -79,6 +79,11 @@ export interface ChatReply {
   changes: ChangeNotice[];
   /** How the grounding gate judged the answer; null when the model gave none (an apology instead). */
   grounding: GroundingVerdict | null;
+  /**
+   * The answer read the person's own data (`readsPersonalData` in `audience.ts`): in a shared space it goes
+   * to them only (`audienceOf`).
+   */
+  personal: boolean;
 }
 
 export interface ReceiptsView {

@@ -21,6 +21,16 @@ export type {
 } from "./assistant.ts";
 export { DeliveryError } from "./assistant.ts";
 export { receiptsView, slotAt } from "./assistant-service.ts";
+export {
+  type AnswerSources,
+  type Audience,
+  answersInBriefingThread,
+  audienceOf,
+  othersBriefingText,
+  readsPersonalData,
+  SENT_PRIVATELY_TEXT,
+  type SpaceKind,
+} from "./audience.ts";
 export { CHANGES_SINCE_MORNING_TOOL, type ChangesSinceMorning } from "./briefing/changes-since-morning.ts";
 export { briefingMessageOf, UndeliverableRunError } from "./briefing/message.ts";
 export { statusChecks, statusRow } from "./briefing/status-row.ts";

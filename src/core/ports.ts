@@ -372,6 +372,17 @@ export interface MessageThread {
   threadKey: string;
 }
 
+/** Whose a thread is, as someone else may be told it: a name and an account, nothing of the thread. */
+export interface MessageOwner {
+  userId: number;
+  /** The briefing the thread follows; null for a thread of plain chat. */
+  runId: number | null;
+  /** The briefbot user's name. */
+  name: string;
+  /** Their account on the thread's platform (Slack U…, Telegram id), when they still have one. */
+  externalUserId: string | undefined;
+}
+
 /**
  * What the platform adapters keep between updates. Keys (message keys, thread keys, event ids) are the
  * adapters' own encodings and opaque here.
@@ -396,6 +407,11 @@ export interface PlatformState {
   }) => Promise<void>;
   /** The thread a message belongs to, for this user only. */
   findMessage: (platform: Platform, messageKey: string, userId: number) => Promise<MessageThread | undefined>;
+  /**
+   * Whose thread a message belongs to, whoever asks (a briefing thread in a shared channel answers only its
+   * owner, and tells anyone else whose it is). Never a way to the thread's content.
+   */
+  messageOwner: (platform: Platform, messageKey: string) => Promise<MessageOwner | undefined>;
   /** True when this call claimed the event; false when someone (a retry, a replica) already did. */
   claimEvent: (platform: Platform, eventId: string, at: Date) => Promise<boolean>;
   /** Forgets claims older than `before`; returns how many. */

@@ -71,12 +71,15 @@ export interface PostedMessage {
   history: Array<{ text: string; blocks: SlackBlock[] }>;
 }
 
+/** A chat.postEphemeral: shown to `user` alone, in `channel` (and `threadTs`), never to the channel. */
 export interface EphemeralMessage {
   channel: string;
   user: string;
   text: string;
   blocks: SlackBlock[];
   threadTs: string | undefined;
+  /** The `message_ts` Slack answered with; a press of its buttons carries it. */
+  messageTs: string;
 }
 
 /** A file uploaded through files.getUploadURLExternal → upload URL → files.completeUploadExternal. */
@@ -137,6 +140,8 @@ export interface ButtonMessage {
   threadTs?: string | undefined;
   text?: string;
   blocks?: SlackBlock[];
+  /** An ephemeral message's button: Slack sends `container.is_ephemeral` and no `message`. */
+  ephemeral?: boolean;
 }
 
 export interface SlackServer {
@@ -199,6 +204,13 @@ export interface SlackServer {
     message: ButtonMessage,
     options?: InboundOptions,
   ): Promise<InboundResult & { responseUrlId: string }>;
+  /**
+   * Everything members of `channel` can read: every version of every post there (text and blocks, as
+   * JSON), and any response_url answer made `in_channel`. Ephemeral messages are not in it.
+   */
+  channelView(channel: string): string[];
+  /** `user` is no longer in `channel`: chat.postEphemeral to them there answers `user_not_in_channel`. */
+  leaveChannel(channel: string, user: string): void;
   /** Signs and posts any raw body with any content type (for malformed-input tests). */
   sendRaw(
     body: string,
@@ -234,6 +246,8 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
   const networkFailures: Array<{ method: string; failure: NetworkFailure; times: number }> = [];
   const channelFailures = new Map<string, string>();
   const nextFailures = new Map<string, string>();
+  /** `<channel> <user>` of people who left a channel (an ephemeral message can't reach them there). */
+  const departed = new Set<string>();
   const changes = new EventEmitter();
   changes.setMaxListeners(0);
   let appUrl: string | undefined;
@@ -488,17 +502,19 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
     const channel = stringArg(args.channel);
     const user = stringArg(args.user);
     if (!channel) return { ok: false, error: "channel_not_found" };
-    if (!user) return { ok: false, error: "user_not_in_channel" };
+    if (!user || departed.has(`${channel} ${user}`)) return { ok: false, error: "user_not_in_channel" };
     const problem = validateMessage(args);
     if (problem) return { ok: false, error: problem };
+    const messageTs = nextTs();
     ephemerals.push({
       channel,
       user,
       text: stringArg(args.text) ?? "",
       blocks: blocksArg(args.blocks),
       threadTs: stringArg(args.thread_ts),
+      messageTs,
     });
-    return { ok: true, message_ts: nextTs() };
+    return { ok: true, message_ts: messageTs };
   }
 
   function uploadUrlFor(args: Record<string, unknown>): Record<string, unknown> {
@@ -747,18 +763,22 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
           type: "message",
           message_ts: message.ts,
           channel_id: message.channel,
-          is_ephemeral: false,
+          is_ephemeral: message.ephemeral === true,
           ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
         },
-        message: {
-          type: "message",
-          ts: message.ts,
-          text: message.text ?? "",
-          bot_id: botId,
-          user: botUserId,
-          blocks: message.blocks ?? [],
-          ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
-        },
+        ...(message.ephemeral
+          ? {}
+          : {
+              message: {
+                type: "message",
+                ts: message.ts,
+                text: message.text ?? "",
+                bot_id: botId,
+                user: botUserId,
+                blocks: message.blocks ?? [],
+                ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
+              },
+            }),
         response_url: url,
         actions: [
           {
@@ -774,6 +794,18 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
       const form = new URLSearchParams({ payload: JSON.stringify(payload) });
       const result = await send(form.toString(), "application/x-www-form-urlencoded", buttonOptions);
       return { ...result, responseUrlId: id };
+    },
+    // What a channel sees, apart from what one person is shown (issue 24).
+    channelView: (channel) => [
+      ...posts
+        .filter((post) => post.channel === channel)
+        .flatMap((post) => post.history.flatMap((version) => [version.text, JSON.stringify(version.blocks)])),
+      ...responses
+        .filter((posted) => posted.body.response_type === "in_channel")
+        .map((posted) => JSON.stringify(posted.body)),
+    ],
+    leaveChannel(channel, user) {
+      departed.add(`${channel} ${user}`);
     },
     sendRaw: (body, contentType, rawOptions = {}) => send(body, contentType, rawOptions),
     echoOf(post) {

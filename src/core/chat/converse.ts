@@ -11,6 +11,7 @@
  * for a change.
  */
 import type { ChangeNotice, ChatReply, PendingConfirmation, ThreadRef } from "../assistant.ts";
+import { readsPersonalData } from "../audience.ts";
 import { triggerInstruction } from "../briefing/slot-prompts.ts";
 import { type Budget, createBudget } from "../budget.ts";
 import type { CoreDeps } from "../deps.ts";
@@ -111,7 +112,14 @@ async function converse(
   const { ports, config } = deps;
   const message = text.trim();
   if (!message) {
-    return { text: "Say something and I'll help.", receipts: [], pending: [], changes: [], grounding: null };
+    return {
+      text: "Say something and I'll help.",
+      receipts: [],
+      pending: [],
+      changes: [],
+      grounding: null,
+      personal: false,
+    };
   }
   const conversation = await ports.conversations.findOrCreate({
     userId: user.id,
@@ -236,7 +244,12 @@ async function converse(
     ...(changes.length > 0 ? { changes: changes.map((change) => change.report) } : {}),
     ...(failure ? { failure: { code: failure.code, message: failure.message } } : {}),
   });
-  return { text: reply, receipts: [...trace.receipts], pending, changes, grounding };
+  const personal = readsPersonalData({
+    followsUpBriefing: frame.followUp,
+    receipts: earlier.length + trace.receipts.length,
+    changes: changes.length + pending.length,
+  });
+  return { text: reply, receipts: [...trace.receipts], pending, changes, grounding, personal };
 }
 
 /**

@@ -66,6 +66,8 @@ export async function startApp(
     transports?: SlackTransports;
     /** SLACK_CHANNEL: scheduled briefings go here instead of each user's DM. */
     channel?: string;
+    /** `slack.team_channels`: channels whose answers everyone in them may read. */
+    teamChannels?: string[];
     /** One-time link codes (`/link CODE`). */
     linking?: Linking;
     /** Place lookups for /settings (default none). */
@@ -85,6 +87,7 @@ export async function startApp(
       appToken: options.appToken,
       apiUrl: slack.apiUrl,
       channel: options.channel,
+      teamChannels: options.teamChannels,
     },
     assistant,
     userData,
@@ -142,6 +145,41 @@ export function directMessage(slackId: string, text: string, threadTs?: string):
     ts: nextUserTs(),
     ...(threadTs ? { thread_ts: threadTs } : {}),
   };
+}
+
+/** A message in a channel (`C…`), optionally in a thread, as Slack's `message.channels` event carries it. */
+export function channelMessage(
+  slackId: string,
+  channel: string,
+  text: string,
+  threadTs?: string,
+): Record<string, unknown> {
+  return {
+    type: "message",
+    channel,
+    channel_type: "channel",
+    user: slackId,
+    text,
+    ts: nextUserTs(),
+    ...(threadTs ? { thread_ts: threadTs } : {}),
+  };
+}
+
+/**
+ * An @mention of the bot in a channel, sent as Slack sends it: the `message` event and the `app_mention`
+ * event for the same message, each with its own event id.
+ */
+export async function mentionInChannel(
+  slack: SlackServer,
+  slackId: string,
+  channel: string,
+  text: string,
+  threadTs?: string,
+): Promise<{ ts: string }> {
+  const message = channelMessage(slackId, channel, `<@${slack.botUserId}> ${text}`, threadTs);
+  await slack.sendEvent(message, { eventId: nextEventId() });
+  await slack.sendEvent({ ...message, type: "app_mention" }, { eventId: nextEventId() });
+  return { ts: String(message.ts) };
 }
 
 /** What the outbox does with the app's sender, minus the bookkeeping: posts at once, claiming nothing. */
