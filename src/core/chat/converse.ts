@@ -16,6 +16,7 @@ import { type Budget, createBudget } from "../budget.ts";
 import type { CoreDeps } from "../deps.ts";
 import type { BriefingRun, GroundingVerdict, Receipt, User } from "../domain.ts";
 import { groundAnswer } from "../grounding/gate.ts";
+import { gateOptions } from "../grounding/options.ts";
 import { localDate } from "../local-time.ts";
 import { messageLog } from "../message-log.ts";
 import { type ChatMessage, ModelError, withPreferredModel } from "../model.ts";
@@ -198,11 +199,7 @@ async function converse(
         draft,
         receipts: [...earlier, ...trace.receipts],
         subject: { text: "your answer", source: "this conversation" },
-        options: {
-          timeZone: user.timeZone,
-          localDate: localDate(deps.clock.now(), user.timeZone),
-          knownNames: [user.name],
-        },
+        options: gateOptions(user, deps.clock.now()),
         rewrite: async (description) => {
           const before = trace.receipts.length;
           const text = await correct(deps, { loop, draft, description, context, budget, record });

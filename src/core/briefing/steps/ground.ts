@@ -6,6 +6,7 @@
  * a digest of the receipts; when nothing backed is left, the digest alone.
  */
 import { groundAnswer } from "../../grounding/gate.ts";
+import { gateOptions } from "../../grounding/options.ts";
 import { ModelError } from "../../model.ts";
 import { isStepCount, runToolLoop } from "../../tools/tool-loop.ts";
 import { addTrace } from "../../trace.ts";
@@ -34,7 +35,7 @@ export async function ground(context: RunContext, written: Draft): Promise<Produ
   const gate = await groundAnswer({
     draft: written.draft,
     receipts: trace.receipts,
-    options: { timeZone: user.timeZone, localDate: context.localDate, knownNames: [user.name] },
+    options: gateOptions(user, deps.clock.now(), context.localDate),
     rewrite: async (description) => {
       const before = deps.timer();
       const receiptsBefore = trace.receipts.length;
