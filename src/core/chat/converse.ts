@@ -29,6 +29,7 @@ import { asksForChange } from "./change-request.ts";
 import { chatSystemPrompt, correctionRequest, followUpSystemPrompt } from "./chat-prompt.ts";
 import { carriesOutsideText, receiptsOfMessages } from "./context-receipts.ts";
 import { toChatMessages } from "./history.ts";
+import { todayReceipts } from "./today-receipts.ts";
 import { plainAnswer } from "./plain-answer.ts";
 import { offerUndo } from "./undo.ts";
 
@@ -153,18 +154,27 @@ async function converse(
       return handle;
     },
   };
+  const earlier = [...frame.receipts, ...receiptsOfMessages(history)];
+  // With nothing looked at yet, today's receipts come first: a question about today is one request.
+  // A change request goes straight to the model: its context stays the user's own words.
+  const today =
+    earlier.length === 0 && !frame.followUp && !asksForChange(message)
+      ? await todayReceipts(deps, context, log)
+      : undefined;
   const messages: ChatMessage[] = [
     { role: "system", content: frame.system },
     ...frame.prefix,
     ...toChatMessages(history),
     { role: "user", content: message },
+    ...(today?.messages ?? []),
   ];
-  const earlier = [...frame.receipts, ...receiptsOfMessages(history)];
-  const outsideTextEarlier = earlier.some((receipt) => carriesOutsideText(deps.tools, receipt));
+  const outsideTextEarlier = [...earlier, ...(today?.recorded.receipts ?? [])].some((receipt) =>
+    carriesOutsideText(deps.tools, receipt),
+  );
   const unrequested = frame.followUp && !asksForChange(message);
   const budget = createBudget(deps.timer, config.chatDeadlineSeconds * 1000, "the chat answer");
 
-  let trace: Trace = EMPTY_TRACE;
+  let trace: Trace = today ? addTrace(EMPTY_TRACE, today.recorded) : EMPTY_TRACE;
   const outcomes: ToolOutcome[] = [];
   const record = async (step: Step) => {
     trace = addTrace(trace, await log.modelStep(step));

@@ -6,6 +6,7 @@
  */
 import { DateTime } from "luxon";
 import type { Receipt } from "../domain.ts";
+import { shownToModel } from "../tools/model-view.ts";
 import { conditionsOf, type WeatherCondition } from "./weather-lexicon.ts";
 import { contentWords } from "./words.ts";
 
@@ -109,7 +110,7 @@ function readEvents(facts: Facts, receipt: Receipt, result: Record<string, unkno
     family: "event",
     scope,
     count: typeof result.count === "number" ? result.count : list.length,
-    shown: list.length,
+    shown: typeof result.shown === "number" ? result.shown : shownToModel("events", list.length),
     receiptId: receipt.id,
   });
   for (const event of list) {
@@ -140,7 +141,7 @@ function readTasks(facts: Facts, receipt: Receipt, result: Record<string, unknow
     family: "task",
     scope,
     count: typeof result.count === "number" ? result.count : list.length,
-    shown: list.length,
+    shown: typeof result.shown === "number" ? result.shown : shownToModel("tasks", list.length),
     receiptId: receipt.id,
   });
   for (const task of list) {

@@ -317,7 +317,8 @@ function daySpokenOf(sentence: string, today: string): string {
 function namedItems(text: string, facts: Facts, accept: (item: ItemFact) => boolean): number {
   return new Set(
     mentionedItems(text, facts)
-      .filter((mention) => accept(mention.item))
+      // Named means by most of its title: "Kitchen: order tiles", not every kitchen task at the word "kitchen".
+      .filter((mention) => accept(mention.item) && mention.score >= 0.6)
       .map((mention) => mention.item.title),
   ).size;
 }

@@ -77,7 +77,7 @@ function tasks(filter: string, today: string, rows: TaskRow[], count = rows.leng
         ...(row.project ? { project: row.project } : {}),
       })),
       ...(count === 0 ? { note: "No open tasks." } : {}),
-      ...(count > rows.length ? { note: `${count - rows.length} more tasks not shown.`, shown: rows.length } : {}),
+
     },
   );
 }
@@ -296,11 +296,15 @@ export const LONG_LIST: PlantedDay = {
         summary: "1 task completed (Call the bank); Design review moved from 11:00 to 14:00.",
       },
     ),
+    // The stored receipt keeps all 61; the model was shown the first 15 (tools/model-view.ts).
     tasks(
       "due_today",
       "2026-12-14",
-      KITCHEN.map((title) => ({ title, due: "2026-12-14", project: title.split(":")[0] ?? "" })),
-      61,
+      [...KITCHEN, ...Array.from({ length: 46 }, (_, index) => `Backlog: item ${index + 16}`)].map((title) => ({
+        title,
+        due: "2026-12-14",
+        project: title.split(":")[0] ?? "",
+      })),
     ),
     tasks("overdue", "2026-12-14", []),
     tasks("high_priority", "2026-12-14", []),
