@@ -318,7 +318,7 @@ function namedItems(text: string, facts: Facts, accept: (item: ItemFact) => bool
   return new Set(
     mentionedItems(text, facts)
       // Named means by most of its title: "Kitchen: order tiles", not every kitchen task at the word "kitchen".
-      .filter((mention) => accept(mention.item) && mention.score >= 0.6)
+      .filter((mention) => accept(mention.item) && mention.score >= 0.5)
       .map((mention) => mention.item.title),
   ).size;
 }
