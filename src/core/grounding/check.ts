@@ -56,6 +56,8 @@ export function checkGrounding(
         report.unbacked.push(claim);
         const why = found.reason?.(evidence);
         if (why) report.reasons?.set(claim, why);
+      } else if (found.backedBy !== undefined) {
+        report.backing?.set(claim, found.backedBy);
       } else if (!WHOLE_KINDS.has(found.kind)) {
         const by = receipts.find((receipt) => !receipt.error && found.isBacked(evidenceOf(receipt)));
         if (by) report.backing?.set(claim, by.id);
@@ -90,7 +92,10 @@ function claimsOf(
     ...findDayClaims(sentence, evidence),
     ...findStateClaims(sentence, evidence),
     ...findHappeningClaims(sentence, mask, evidence),
-    ...findNameClaims(sentence, mask, evidence, options),
+    // A name inside a named item ("Alex Morgan", "new AI rules") is that item's claim already.
+    ...findNameClaims(sentence, mask, evidence, options).filter(
+      (name) => !items.some((item) => item.start <= name.start && name.end <= item.end),
+    ),
   ];
   return found.sort((a, b) => a.start - b.start || a.end - b.end);
 }

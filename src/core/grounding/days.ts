@@ -107,6 +107,7 @@ export function findDayClaims(sentence: string, evidence: Evidence): FoundClaim[
       start: reference.start,
       end: reference.end,
       isBacked: () => backed,
+      backedBy: relevant.find((check) => check.verdict === "fits")?.mention.item.receiptId,
       reason: () => (first ? `${describeDay(first, facts.localDate)}, not ${reference.text.toLowerCase()}` : ""),
     });
   }

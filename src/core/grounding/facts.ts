@@ -170,7 +170,9 @@ function readWeather(facts: Facts, receipt: Receipt, result: Record<string, unkn
   for (const day of records(days)) {
     const date = text(day.date);
     const summary = text(day.summary) ?? text(day.description) ?? "";
-    const chance = number(day.precipitation_chance) ?? number(day.precipitationProbability);
+    const given = number(day.precipitation_chance) ?? number(day.precipitationProbability);
+    // Some sources give the chance as a fraction (0.4), most as a percentage (40).
+    const chance = given !== undefined && given > 0 && given <= 1 ? given * 100 : given;
     facts.forecast.push({
       date: date ?? facts.localDate,
       conditions: conditionsOf(number(day.code) ?? number(day.weather_code), summary, chance),

@@ -71,7 +71,8 @@ export function findStateClaims(sentence: string, evidence: Evidence): FoundClai
       const bound = bindState(sentence, state, start, end, mentions);
       if (bound.length === 0) continue;
       taken.push([start, end]);
-      const backed = bound.some((mention) => hasState(mention.item, state, facts.localDate, facts.items));
+      const backing = bound.find((mention) => hasState(mention.item, state, facts.localDate, facts.items));
+      const backed = backing !== undefined;
       const item = bound[0]?.item;
       claims.push({
         kind: "state",
@@ -80,6 +81,7 @@ export function findStateClaims(sentence: string, evidence: Evidence): FoundClai
         start,
         end,
         isBacked: () => backed,
+        backedBy: backing?.item.receiptId,
         reason: () => (item ? `the receipts show "${item.title}" ${shownState(item, facts.localDate)}` : ""),
       });
     }

@@ -178,7 +178,11 @@ export function findTimeClaims(sentence: string, mask: Mask, evidence?: Evidence
           ? accepted.some((reading) => own.includes(reading))
           : accepted.some((reading) => found.times.has(reading)),
       ...(own.length > 0
-        ? { reason: () => `"${bound[0]?.item.title ?? ""}" is at ${[...new Set(own)].join(", ")}` }
+        ? {
+            reason: () => `"${bound[0]?.item.title ?? ""}" is at ${[...new Set(own)].join(", ")}`,
+            backedBy: bound.find((found) => itemTimes(found.item).some((time) => accepted.includes(time)))?.item
+              .receiptId,
+          }
         : {}),
     });
   };

@@ -71,6 +71,8 @@ export interface FoundClaim {
   start: number;
   end: number;
   isBacked: (evidence: Evidence) => boolean;
+  /** The receipt that backs it, when the claim is judged against one item rather than the evidence at large. */
+  backedBy?: number | undefined;
   /** Why it is unbacked, when the kind's own words say more than the generic reason. */
   reason?: (evidence: Evidence) => string;
 }
