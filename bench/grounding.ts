@@ -35,10 +35,13 @@ export async function runGroundingBench(): Promise<BenchSection> {
     ["tuning", CORPUS],
     ["held-out", HELD_OUT],
   ] as const) {
-    for (const path of ["briefing", "chat"] as GatePath[]) scores[`${name}/${path}`] = await scoreCorpus(corpus, path);
+    for (const path of ["briefing", "chat"] as GatePath[])
+      scores[`${name}/${path}`] = await scoreCorpus(corpus, path);
   }
   lines.push(`corpus: ${CORPUS.length} tuning sentences + ${HELD_OUT.length} held out, over 6 planted days`);
-  lines.push("| kind | honest kept (briefing) | lies stopped (briefing) | honest kept (chat) | lies stopped (chat) |");
+  lines.push(
+    "| kind | honest kept (briefing) | lies stopped (briefing) | honest kept (chat) | lies stopped (chat) |",
+  );
   lines.push("| --- | --- | --- | --- | --- |");
   const briefing = scores["tuning/briefing"];
   const chat = scores["tuning/chat"];
@@ -57,7 +60,10 @@ export async function runGroundingBench(): Promise<BenchSection> {
   }
   lines.push(await gateTime());
   lines.push(...(await requestsPerSlot()));
-  return { title: "grounding: the gate on natural prose (corpus), its time per briefing, requests per slot", lines };
+  return {
+    title: "grounding: the gate on natural prose (corpus), its time per briefing, requests per slot",
+    lines,
+  };
 }
 
 /** A true ten-sentence briefing of the busy day through the gate, as the ground step runs it. */
@@ -68,7 +74,12 @@ async function gateTime(): Promise<string> {
   const samples: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const started = performance.now();
-    await groundAnswer({ draft: prose, receipts: BUSY.receipts, options, rewrite: async () => ({ text: undefined, receipts: [] }) });
+    await groundAnswer({
+      draft: prose,
+      receipts: BUSY.receipts,
+      options,
+      rewrite: async () => ({ text: undefined, receipts: [] }),
+    });
     samples.push(performance.now() - started);
   }
   samples.sort((a, b) => a - b);
@@ -82,7 +93,9 @@ async function requestsPerSlot(): Promise<string[]> {
     COVERAGE[slot].map((call) => ({ name: call.name, arguments: { ...call.arguments } }));
   const prose = "Here is your day. Your calendar and tasks are above.";
   const models: Record<string, { reply: ReturnType<typeof batching> }> = {
-    "sim-chat": { reply: batching([{ name: "list_events", arguments: { range: "today" } }], "Nothing to report.") },
+    "sim-chat": {
+      reply: batching([{ name: "list_events", arguments: { range: "today" } }], "Nothing to report."),
+    },
   };
   for (const slot of ["morning", "midday", "afternoon", "evening"] as SlotName[]) {
     models[`sim-${slot}`] = { reply: batching(wantedOf(slot), prose) };
@@ -105,7 +118,9 @@ async function requestsPerSlot(): Promise<string[]> {
     const core = (model: string) =>
       composeCore({
         ports,
-        model: createModelClient({ routes: resolveModelRoutes(undefined, { ollamaHost: server.url, model }) }),
+        model: createModelClient({
+          routes: resolveModelRoutes(undefined, { ollamaHost: server.url, model }),
+        }),
         clock,
         config: {},
         logger: silentLogger,
@@ -116,7 +131,11 @@ async function requestsPerSlot(): Promise<string[]> {
       await core(model).brief(user.id, { slot });
       parts.push(`${slot} ${server.chatRequests(model).length}`);
     }
-    await core("sim-chat").reply(user.id, { platform: "cli", threadKey: "bench-chat" }, "what meeting do I have today?");
+    await core("sim-chat").reply(
+      user.id,
+      { platform: "cli", threadKey: "bench-chat" },
+      "what meeting do I have today?",
+    );
     parts.push(`chat "what meeting do I have today?" ${server.chatRequests("sim-chat").length}`);
     return [
       `model requests (batching model wanting what each prompt names; before: morning 1, check-ins 2–4, chat 2): ${parts.join(", ")}`,

@@ -28,7 +28,15 @@ const ACTIVE_PROJECTS: RequiredCall = { name: "list_projects", arguments: { stat
  * open, tomorrow's calendar and the weather ahead.
  */
 export const COVERAGE: Record<SlotName, readonly RequiredCall[]> = {
-  morning: [TODAY_TASKS, OVERDUE_TASKS, HIGH_PRIORITY_TASKS, TODAY_EVENTS, WEATHER, HEADLINES, ACTIVE_PROJECTS],
+  morning: [
+    TODAY_TASKS,
+    OVERDUE_TASKS,
+    HIGH_PRIORITY_TASKS,
+    TODAY_EVENTS,
+    WEATHER,
+    HEADLINES,
+    ACTIVE_PROJECTS,
+  ],
   midday: [TODAY_TASKS, OVERDUE_TASKS, HIGH_PRIORITY_TASKS, TODAY_EVENTS, WEATHER],
   afternoon: [TODAY_TASKS, OVERDUE_TASKS, HIGH_PRIORITY_TASKS, TODAY_EVENTS, WEATHER],
   evening: [DONE_TASKS, TODAY_TASKS, OVERDUE_TASKS, TOMORROW_EVENTS, WEATHER],

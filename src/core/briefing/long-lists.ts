@@ -22,7 +22,8 @@ export function remainderSentences(prose: string, receipts: readonly Receipt[]):
   for (const receipt of receipts) {
     if (receipt.error || typeof receipt.result !== "object" || receipt.result === null) continue;
     const result = receipt.result as Record<string, unknown>;
-    const key = receipt.toolName === "list_tasks" ? "tasks" : receipt.toolName === "list_events" ? "events" : "";
+    const key =
+      receipt.toolName === "list_tasks" ? "tasks" : receipt.toolName === "list_events" ? "events" : "";
     const limit = MODEL_LIST_LIMITS[key];
     const list = result[key];
     if (limit === undefined || !Array.isArray(list)) continue;

@@ -17,7 +17,6 @@ import type { CoreDeps } from "../deps.ts";
 import type { BriefingRun, GroundingVerdict, Receipt, User } from "../domain.ts";
 import { groundAnswer } from "../grounding/gate.ts";
 import { gateOptions } from "../grounding/options.ts";
-import { localDate } from "../local-time.ts";
 import { messageLog } from "../message-log.ts";
 import { type ChatMessage, ModelError, withPreferredModel } from "../model.ts";
 import { chatToolSet, readOnlyChatToolSet } from "../tools/allowlists.ts";
@@ -29,8 +28,8 @@ import { asksForChange } from "./change-request.ts";
 import { chatSystemPrompt, correctionRequest, followUpSystemPrompt } from "./chat-prompt.ts";
 import { carriesOutsideText, receiptsOfMessages } from "./context-receipts.ts";
 import { toChatMessages } from "./history.ts";
-import { todayReceipts } from "./today-receipts.ts";
 import { plainAnswer } from "./plain-answer.ts";
+import { todayReceipts } from "./today-receipts.ts";
 import { offerUndo } from "./undo.ts";
 
 export const MAX_CHAT_TURNS = 6;

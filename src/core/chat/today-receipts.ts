@@ -6,20 +6,23 @@
  */
 import { CHAT_COVERAGE } from "../briefing/coverage.ts";
 import type { CoreDeps } from "../deps.ts";
-import type { MessageLog } from "../message-log.ts";
+import type { MessageLog, TracePart } from "../message-log.ts";
 import type { ChatMessage } from "../model.ts";
 import { readOnlyChatToolSet } from "../tools/allowlists.ts";
 import type { ToolContext } from "../tools/define-tool.ts";
 import { dispatchAll } from "../tools/dispatch.ts";
 import { toolMessage } from "../tools/tool-loop.ts";
-import type { TracePart } from "../message-log.ts";
 
 export interface TodayReceipts {
   messages: ChatMessage[];
   recorded: TracePart;
 }
 
-export async function todayReceipts(deps: CoreDeps, context: ToolContext, log: MessageLog): Promise<TodayReceipts> {
+export async function todayReceipts(
+  deps: CoreDeps,
+  context: ToolContext,
+  log: MessageLog,
+): Promise<TodayReceipts> {
   const calls = CHAT_COVERAGE.map((call, index) => ({
     id: deps.ids(),
     function: { index, name: call.name, arguments: { ...call.arguments } },

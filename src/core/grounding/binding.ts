@@ -54,11 +54,14 @@ export function mentionedItems(sentence: string, facts: Facts): ItemMention[] {
     });
     const needed = stems.length <= 2 ? 1 : Math.ceil(stems.length / 2);
     // One distinctive word names an item however long its title ("the Acme call", "the plumber").
-    const distinctive = hits.some((hit) => /\d/.test(hit.stem) || (hit.stem.length >= 4 && !isGeneric(hit.stem)));
+    const distinctive = hits.some(
+      (hit) => /\d/.test(hit.stem) || (hit.stem.length >= 4 && !isGeneric(hit.stem)),
+    );
     if (hits.length < needed && !(hits.length > 0 && distinctive)) continue;
     // One short word of a long title is too weak to bind ("team" of "Team offsite planning").
     const lone = hits[0];
-    if (hits.length === 1 && stems.length > 1 && lone && lone.stem.length < 4 && !/\d/.test(lone.stem)) continue;
+    if (hits.length === 1 && stems.length > 1 && lone && lone.stem.length < 4 && !/\d/.test(lone.stem))
+      continue;
     found.push({
       item,
       start: Math.min(...hits.map((hit) => hit.start)),
@@ -116,7 +119,8 @@ export function nearestItems(
   if (inClause.length === 0) return [];
   // Nearer wins, and a mention by more of its title's words counts as nearer ("the farmers market runs…").
   const distance = (mention: ItemMention): number =>
-    (mention.end <= start ? start - mention.end : mention.start >= end ? mention.start - end : 0) / mention.hits;
+    (mention.end <= start ? start - mention.end : mention.start >= end ? mention.start - end : 0) /
+    mention.hits;
   const best = Math.min(...inClause.map(distance));
   return inClause.filter((mention) => distance(mention) === best);
 }

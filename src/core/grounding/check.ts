@@ -50,7 +50,12 @@ export function checkGrounding(
   sentences.forEach((sentence, sentenceIndex) => {
     const prior = sentences.slice(0, sentenceIndex).join(" ");
     for (const found of claimsOf(sentence, evidence, options, prior)) {
-      const claim: Claim = { kind: found.kind, text: found.text, sentenceIndex, normalized: found.normalized };
+      const claim: Claim = {
+        kind: found.kind,
+        text: found.text,
+        sentenceIndex,
+        normalized: found.normalized,
+      };
       report.claims.push(claim);
       if (!found.isBacked(evidence)) {
         report.unbacked.push(claim);
@@ -93,7 +98,7 @@ function claimsOf(
     ...findStateClaims(sentence, evidence),
     ...findHappeningClaims(sentence, mask, evidence),
     // A name inside a named item ("Alex Morgan", "new AI rules") is that item's claim already.
-    ...findNameClaims(sentence, mask, evidence, options).filter(
+    ...findNameClaims(sentence, mask, options).filter(
       (name) => !items.some((item) => item.start <= name.start && name.end <= item.end),
     ),
   ];

@@ -49,7 +49,11 @@ export function findDayReferences(sentence: string, localDate: string): DayRefer
     const start = match.index ?? 0;
     const word = match[0].toLowerCase();
     const anchor = match[2]?.toLowerCase();
-    const part = match[3] ? PART_WORD[match[3].toLowerCase()] : word.startsWith("tonight") ? "night" : undefined;
+    const part = match[3]
+      ? PART_WORD[match[3].toLowerCase()]
+      : word.startsWith("tonight")
+        ? "night"
+        : undefined;
     const dates = /weekend/.test(word)
       ? weekendDays(localDate)
       : word.startsWith("yesterday") || anchor === "yesterday"
@@ -78,7 +82,8 @@ export function findDayReferences(sentence: string, localDate: string): DayRefer
 }
 
 /** Words before a day that make it relative ("before Friday", "since Monday") rather than the item's own day. */
-const RELATIVE_BEFORE = /\b(?:before|after|until|till|since|from|ahead of|prior to|by|through|past)\s+(?:the\s+|this\s+|next\s+)?$/iu;
+const RELATIVE_BEFORE =
+  /\b(?:before|after|until|till|since|from|ahead of|prior to|by|through|past)\s+(?:the\s+|this\s+|next\s+)?$/iu;
 /** Advice about when to act: the day is the user's, not the item's ("prep for the review this afternoon"). */
 const ADVICE =
   /\b(?:suggest|try|consider|maybe|perhaps|prep|prepare|use|spend|block|set aside|make sure|remember to|don['’]t forget to|you could|you might|worth|good time|good idea|plan to|aim to|start with|start on|tackle|knock out|get|finish|focus|book|grab|could|should|might want|want to|chance to|time to|work on|look at|review|chip away|carve out|schedule|fit in|squeeze)\b/iu;
@@ -108,7 +113,8 @@ export function findDayClaims(sentence: string, evidence: Evidence): FoundClaim[
       end: reference.end,
       isBacked: () => backed,
       backedBy: relevant.find((check) => check.verdict === "fits")?.mention.item.receiptId,
-      reason: () => (first ? `${describeDay(first, facts.localDate)}, not ${reference.text.toLowerCase()}` : ""),
+      reason: () =>
+        first ? `${describeDay(first, facts.localDate)}, not ${reference.text.toLowerCase()}` : "",
     });
   }
   return claims;
@@ -149,7 +155,9 @@ function dayFits(item: ItemFact, reference: DayReference, sentence: string): Day
   }
   if (item.date === undefined) return "unchecked";
   // "The offsite starts tomorrow" speaks of its first day; "it carries on tomorrow" of any of them.
-  const starts = /\b(?:starts?|starting|begins?|beginning|kicks?\s+off|opens?)\s+(?:on\s+)?$/iu.test(clauseStart.slice(-30));
+  const starts = /\b(?:starts?|starting|begins?|beginning|kicks?\s+off|opens?)\s+(?:on\s+)?$/iu.test(
+    clauseStart.slice(-30),
+  );
   const days = starts ? [item.date] : spanOf(item);
   if (!reference.dates.some((date) => days.includes(date))) return "wrong";
   if (reference.part === undefined || item.allDay || item.start === undefined) return "fits";
@@ -169,7 +177,8 @@ function spanOf(item: ItemFact): string[] {
 
 function describeDay(item: ItemFact, today: string): string {
   const noun = item.family === "task" ? `"${item.title}" is due` : `"${item.title}" is`;
-  if (item.date === undefined) return item.family === "task" ? `"${item.title}" has no due date` : `"${item.title}" has no date`;
+  if (item.date === undefined)
+    return item.family === "task" ? `"${item.title}" has no due date` : `"${item.title}" has no date`;
   const offset =
     item.date === today
       ? "today"

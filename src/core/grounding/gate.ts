@@ -204,7 +204,12 @@ function sentenceVerdicts(
       .filter((claim) => claim.sentenceIndex === index)
       .map((claim): ClaimVerdict => {
         if (unbacked.has(claim)) {
-          return { kind: claim.kind, text: claim.text, backed: false, reason: report.reasons?.get(claim) ?? reason(claim) };
+          return {
+            kind: claim.kind,
+            text: claim.text,
+            backed: false,
+            reason: report.reasons?.get(claim) ?? reason(claim),
+          };
         }
         const id = report.backing?.get(claim);
         const tool = id === undefined ? undefined : tools.get(id);

@@ -50,12 +50,12 @@ export function findHappeningClaims(sentence: string, mask: Mask, evidence: Evid
     const clause = contentWords(sentence).stems.filter((word) => !stemsMatch(word, verbStem));
     const reported = (found: Evidence): boolean =>
       found.facts.items.some(
-        (item) =>
-          item.family !== "task" &&
-          hasBoth(`${item.title} ${item.extra}`, verbStem, clause),
-      ) || found.texts.some(
+        (item) => item.family !== "task" && hasBoth(`${item.title} ${item.extra}`, verbStem, clause),
+      ) ||
+      found.texts.some(
         (text) =>
-          ` ${text.words} `.includes(` ${verb.toLowerCase()} `) && clause.some((word) => text.stems.has(word)),
+          ` ${text.words} `.includes(` ${verb.toLowerCase()} `) &&
+          clause.some((word) => text.stems.has(word)),
       );
     claims.push(claim(verb, verbStart, end, reported, "no receipt reports that this happened"));
   }
@@ -74,5 +74,13 @@ function claim(
   isBacked: (evidence: Evidence) => boolean,
   why: string,
 ): FoundClaim {
-  return { kind: "happening", text: verb, normalized: verb.toLowerCase(), start, end, isBacked, reason: () => why };
+  return {
+    kind: "happening",
+    text: verb,
+    normalized: verb.toLowerCase(),
+    start,
+    end,
+    isBacked,
+    reason: () => why,
+  };
 }

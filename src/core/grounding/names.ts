@@ -5,7 +5,7 @@
  * few abbreviations prose uses.
  */
 import type { Mask } from "./mask.ts";
-import type { Evidence, FoundClaim, GroundingOptions } from "./types.ts";
+import type { FoundClaim, GroundingOptions } from "./types.ts";
 import { isCalendarWord, isGeneric, stem, stemsMatch, tokenize } from "./words.ts";
 
 const ALWAYS_FINE = new Set(
@@ -22,12 +22,7 @@ const PLACE_WORDS = new Set(
 
 const WORD = /[\p{L}][\p{L}\p{N}'’-]*/gu;
 
-export function findNameClaims(
-  sentence: string,
-  mask: Mask,
-  evidence: Evidence,
-  options: GroundingOptions,
-): FoundClaim[] {
+export function findNameClaims(sentence: string, mask: Mask, options: GroundingOptions): FoundClaim[] {
   const known = knownStems(options);
   const claims: FoundClaim[] = [];
   const words = [...sentence.matchAll(WORD)];
@@ -38,7 +33,8 @@ export function findNameClaims(
     if (!/^\p{Lu}/u.test(word)) continue;
     if (index === 0 || startsClause(sentence, start)) continue;
     const lower = word.toLowerCase().replace(/['’]s$/u, "");
-    if (ALWAYS_FINE.has(lower) || isCalendarWord(lower) || PLACE_WORDS.has(lower) || isGeneric(lower)) continue;
+    if (ALWAYS_FINE.has(lower) || isCalendarWord(lower) || PLACE_WORDS.has(lower) || isGeneric(lower))
+      continue;
     if (!mask.isFree(start, end)) continue;
     const wanted = stem(lower);
     if (known.some((name) => stemsMatch(name, wanted))) continue;
@@ -67,8 +63,10 @@ function startsClause(sentence: string, at: number): boolean {
 }
 
 function knownStems(options: GroundingOptions): string[] {
-  const text = [...(options.knownNames ?? []), options.profile ?? "", options.timeZone.replace(/[/_]/g, " ")].join(
-    " ",
-  );
+  const text = [
+    ...(options.knownNames ?? []),
+    options.profile ?? "",
+    options.timeZone.replace(/[/_]/g, " "),
+  ].join(" ");
   return tokenize(text).map(stem);
 }

@@ -156,7 +156,8 @@ function countBacked(evidence: Evidence, value: number, noun: string, qualifiers
   const family = COUNT_NOUNS[noun] ?? null;
   if (
     evidence.familyCounts.some(
-      (count) => count.value === value && (family === null || count.family === null || count.family === family),
+      (count) =>
+        count.value === value && (family === null || count.family === null || count.family === family),
     )
   )
     return true;

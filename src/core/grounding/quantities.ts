@@ -105,8 +105,12 @@ export function findQuantityClaims(
   for (const entry of found) {
     if (!mask.isFree(entry.start, entry.end)) continue;
     // "Nothing until noon" is one claim; "free until the 3pm call" also says there is a call at 3pm.
-    const target = entry.quantity.kind === "free" ? (entry.quantity.anchor?.split(":").slice(1).join(":") ?? "") : "";
-    const bareTime = /^\s*(?:\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\.?)?|noon|midday|midnight|lunch(?:time)?|[a-z]+(?:\s+o['’]clock)?)\s*$/iu.test(target);
+    const target =
+      entry.quantity.kind === "free" ? (entry.quantity.anchor?.split(":").slice(1).join(":") ?? "") : "";
+    const bareTime =
+      /^\s*(?:\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\.?)?|noon|midday|midnight|lunch(?:time)?|[a-z]+(?:\s+o['’]clock)?)\s*$/iu.test(
+        target,
+      );
     const at = target && !bareTime ? entry.text.lastIndexOf(target.trim()) : -1;
     mask.take(entry.start, at > 0 ? entry.start + at : entry.end);
     const verdict = judge(entry.quantity, sentence, entry, facts, options, prior);
@@ -174,7 +178,11 @@ function judge(
       if (quantity.family === "task") return taskQuantity(quantity, facts, sentence, prior);
       const events = eventsOn(facts, day);
       if (events === undefined) return { backed: false, why: `no receipt lists the events of ${day}` };
-      const named = namedItems(`${prior} ${sentence}`, facts, (item) => item.family === "event" && item.date === day);
+      const named = namedItems(
+        `${prior} ${sentence}`,
+        facts,
+        (item) => item.family === "event" && item.date === day,
+      );
       const limit = quantity.kind === "only" ? 1 : Math.max(1, named);
       const backed = quantity.kind === "only" ? events.length === 1 : events.length <= limit;
       return {
@@ -222,7 +230,9 @@ function taskQuantity(
   );
   return {
     backed,
-    why: lists.map((list) => `${list.count} ${list.scope.replace(/_/g, " ")} task${list.count === 1 ? "" : "s"}`).join(", "),
+    why: lists
+      .map((list) => `${list.count} ${list.scope.replace(/_/g, " ")} task${list.count === 1 ? "" : "s"}`)
+      .join(", "),
   };
 }
 
@@ -240,7 +250,9 @@ function freeWindow(
     const [direction, target = ""] = quantity.anchor.split(":");
     const time = anchorTime(target, facts, direction === "after" ? "after" : "until");
     if (time === undefined) return undefined;
-    return direction === "after" ? { from: time, to: quantity.window.to } : { from: quantity.window.from, to: time };
+    return direction === "after"
+      ? { from: time, to: quantity.window.to }
+      : { from: quantity.window.from, to: time };
   }
   if (quantity.window) {
     const from = quantity.rest && now && now > quantity.window.from ? now : quantity.window.from;
@@ -281,7 +293,11 @@ function daytime(readings: readonly string[]): string {
 
 /** Events the sentence itself sets aside: "apart from the standup, your morning is free". */
 function exemptEvents(sentence: string, facts: Facts): Set<string> {
-  if (!/\b(?:apart\s+from|besides|except|other\s+than|aside\s+from|beyond|outside\s+(?:of\s+)?|after|once|bar)\b/iu.test(sentence))
+  if (
+    !/\b(?:apart\s+from|besides|except|other\s+than|aside\s+from|beyond|outside\s+(?:of\s+)?|after|once|bar)\b/iu.test(
+      sentence,
+    )
+  )
     return new Set();
   return new Set(
     mentionedItems(sentence, facts)
@@ -334,6 +350,8 @@ function moreBacked(quantity: Extract<Quantity, { kind: "more" }>, facts: Facts,
   };
   return {
     backed: lists.some(fits),
-    why: lists.map((list) => `${list.count} ${list.family}s in ${list.scope.replace(/_/g, " ")}`).join(", ") || "no list",
+    why:
+      lists.map((list) => `${list.count} ${list.family}s in ${list.scope.replace(/_/g, " ")}`).join(", ") ||
+      "no list",
   };
 }

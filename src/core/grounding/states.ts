@@ -14,10 +14,8 @@ const DONE_WORDS = String.raw`finished|completed|complete|done|ticked\s+off|chec
 const PATTERNS: Array<{ state: ItemState; pattern: RegExp }> = [
   {
     state: "done",
-    pattern: new RegExp(
-      String.raw`\byou(?:['’]ve|\s+have|\s+had)?\s+(?:already\s+|just\s+|now\s+|finally\s+|successfully\s+)?(?:finished|completed|ticked\s+off|checked\s+off|crossed\s+off|wrapped\s+up|knocked\s+out|sorted(?:\s+out)?|taken\s+care\s+of|dealt\s+with|handled|closed|nailed|got\s+through|submitted|sent\s+off|paid|done)\b`,
-      "giu",
-    ),
+    pattern:
+      /\byou(?:['’]ve|\s+have|\s+had)?\s+(?:already\s+|just\s+|now\s+|finally\s+|successfully\s+)?(?:finished|completed|ticked\s+off|checked\s+off|crossed\s+off|wrapped\s+up|knocked\s+out|sorted(?:\s+out)?|taken\s+care\s+of|dealt\s+with|handled|closed|nailed|got\s+through|submitted|sent\s+off|paid|done)\b/giu,
   },
   {
     state: "done",
@@ -33,7 +31,8 @@ const PATTERNS: Array<{ state: ItemState; pattern: RegExp }> = [
   },
   {
     state: "cancelled",
-    pattern: /\b(?:cancell?ed|called\s+off|scrapped|axed|dropped\s+from\s+(?:your|the)\s+calendar|no\s+longer\s+(?:on|happening))\b/giu,
+    pattern:
+      /\b(?:cancell?ed|called\s+off|scrapped|axed|dropped\s+from\s+(?:your|the)\s+calendar|no\s+longer\s+(?:on|happening))\b/giu,
   },
   {
     state: "moved",
@@ -64,9 +63,16 @@ export function findStateClaims(sentence: string, evidence: Evidence): FoundClai
       if (taken.some(([from, to]) => from < end && start < to)) continue;
       const before = sentence.slice(Math.max(0, start - 48), start);
       if (state !== "open" && HYPOTHETICAL.test(before)) continue;
-      if (state === "overdue" && /^\s+(?:afternoon|morning|evening|night|start|finish|lunch)/iu.test(sentence.slice(end)))
+      if (
+        state === "overdue" &&
+        /^\s+(?:afternoon|morning|evening|night|start|finish|lunch)/iu.test(sentence.slice(end))
+      )
         continue;
-      if (state === "overdue" && /\blate$/iu.test(match[0]) && !/\b(?:is|are|running|already)\s+$/iu.test(before))
+      if (
+        state === "overdue" &&
+        /\blate$/iu.test(match[0]) &&
+        !/\b(?:is|are|running|already)\s+$/iu.test(before)
+      )
         continue;
       const bound = bindState(sentence, state, start, end, mentions);
       if (bound.length === 0) continue;

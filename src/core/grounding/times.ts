@@ -1,4 +1,4 @@
-import { nearestItems, mentionedItems } from "./binding.ts";
+import { mentionedItems, nearestItems } from "./binding.ts";
 import type { ItemFact } from "./facts.ts";
 import type { Mask } from "./mask.ts";
 import type { Evidence, FoundClaim } from "./types.ts";
@@ -111,8 +111,7 @@ const PATTERNS: { pattern: RegExp; read: (match: RegExpExecArray) => string[] | 
   },
   {
     // "noon", "midnight" wherever they stand, but not "the midday check-in", which names a briefing slot.
-    pattern:
-      /\b(noon|midnight)\b(?!\s*-?\s*(?:check|briefing|update|slot|summary|report|digest))/giu,
+    pattern: /\b(noon|midnight)\b(?!\s*-?\s*(?:check|briefing|update|slot|summary|report|digest))/giu,
     read: (match) => (match[1]?.toLowerCase() === "midnight" ? ["00:00", "23:59"] : ["12:00"]),
   },
 ];
@@ -165,7 +164,13 @@ export function findTimeClaims(sentence: string, mask: Mask, evidence?: Evidence
     if (!mask.take(mention.start, mention.end)) return;
     const accepted = mention.readings;
     // "The standup starts at half past ten": a time said of a named item must be one of that item's.
-    const bound = nearestItems(mentions, sentence, mention.start, mention.end, (item) => itemTimes(item).length > 0);
+    const bound = nearestItems(
+      mentions,
+      sentence,
+      mention.start,
+      mention.end,
+      (item) => itemTimes(item).length > 0,
+    );
     const own = bound.flatMap((found) => itemTimes(found.item));
     claims.push({
       kind: "time",
@@ -180,8 +185,8 @@ export function findTimeClaims(sentence: string, mask: Mask, evidence?: Evidence
       ...(own.length > 0
         ? {
             reason: () => `"${bound[0]?.item.title ?? ""}" is at ${[...new Set(own)].join(", ")}`,
-            backedBy: bound.find((found) => itemTimes(found.item).some((time) => accepted.includes(time)))?.item
-              .receiptId,
+            backedBy: bound.find((found) => itemTimes(found.item).some((time) => accepted.includes(time)))
+              ?.item.receiptId,
           }
         : {}),
     });

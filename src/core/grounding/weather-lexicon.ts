@@ -46,16 +46,43 @@ const CODE_GROUPS: Array<[readonly number[], readonly WeatherCondition[]]> = [
   [[1], ["clear", "sunny_spells", "partly_cloudy", "dry"]],
   [[2], ["sunny_spells", "partly_cloudy", "cloudy", "dry"]],
   [[3], ["cloudy", "overcast", "dry"]],
-  [[45, 48], ["fog", "cloudy", "overcast", "dry"]],
-  [[51, 53, 55], ["drizzle", "rain", "wet", "cloudy", "overcast"]],
-  [[56, 57], ["drizzle", "rain", "sleet", "wet", "cloudy", "overcast"]],
-  [[61, 63, 65], ["rain", "showers", "drizzle", "wet", "cloudy", "overcast"]],
-  [[66, 67], ["rain", "sleet", "wet", "cloudy", "overcast"]],
-  [[71, 73, 75, 77], ["snow", "wet", "cloudy", "overcast"]],
-  [[80, 81, 82], ["showers", "rain", "wet", "cloudy"]],
-  [[85, 86], ["snow", "showers", "sleet", "wet", "cloudy"]],
+  [
+    [45, 48],
+    ["fog", "cloudy", "overcast", "dry"],
+  ],
+  [
+    [51, 53, 55],
+    ["drizzle", "rain", "wet", "cloudy", "overcast"],
+  ],
+  [
+    [56, 57],
+    ["drizzle", "rain", "sleet", "wet", "cloudy", "overcast"],
+  ],
+  [
+    [61, 63, 65],
+    ["rain", "showers", "drizzle", "wet", "cloudy", "overcast"],
+  ],
+  [
+    [66, 67],
+    ["rain", "sleet", "wet", "cloudy", "overcast"],
+  ],
+  [
+    [71, 73, 75, 77],
+    ["snow", "wet", "cloudy", "overcast"],
+  ],
+  [
+    [80, 81, 82],
+    ["showers", "rain", "wet", "cloudy"],
+  ],
+  [
+    [85, 86],
+    ["snow", "showers", "sleet", "wet", "cloudy"],
+  ],
   [[95], ["storm", "rain", "showers", "wet", "cloudy", "overcast"]],
-  [[96, 99], ["storm", "hail", "rain", "showers", "wet", "cloudy", "overcast"]],
+  [
+    [96, 99],
+    ["storm", "hail", "rain", "showers", "wet", "cloudy", "overcast"],
+  ],
 ];
 
 /** The WMO descriptions (src/core/weather/wmo-codes.ts) read back to a code, for receipts without one. */
@@ -86,7 +113,8 @@ export function conditionsOf(
   const known = code ?? SUMMARY_CODES.find(([pattern]) => pattern.test(summary.toLowerCase()))?.[1];
   const found = new Set<WeatherCondition>();
   for (const [codes, conditions] of CODE_GROUPS) {
-    if (known !== undefined && codes.includes(known)) for (const condition of conditions) found.add(condition);
+    if (known !== undefined && codes.includes(known))
+      for (const condition of conditions) found.add(condition);
   }
   if (chance !== undefined && chance >= WEATHER_THRESHOLDS.rainLikelyPercent) {
     for (const condition of ["rain", "showers", "wet"] as const) found.add(condition);
@@ -108,11 +136,17 @@ export const WEATHER_WORDS: Array<[string, WeatherWordClaim]> = [
     String.raw`sunny (?:spells|intervals|periods|breaks)|spells of sun(?:shine)?|some sun(?:shine)?|bits? of sun(?:shine)?|breaks of sun(?:shine)?|partly sunny|sun and cloud|bright spells|glimpses of sun`,
     { kind: "condition", condition: "sunny_spells" },
   ],
-  [String.raw`partly cloudy|partly overcast|some cloud|a mix of sun and cloud`, { kind: "condition", condition: "partly_cloudy" }],
-  [String.raw`clear skies|clear sky|blue skies|cloudless|sunny|sunshine|sun-drenched|bright and clear|wall-to-wall sun`, {
-    kind: "condition",
-    condition: "clear",
-  }],
+  [
+    String.raw`partly cloudy|partly overcast|some cloud|a mix of sun and cloud`,
+    { kind: "condition", condition: "partly_cloudy" },
+  ],
+  [
+    String.raw`clear skies|clear sky|blue skies|cloudless|sunny|sunshine|sun-drenched|bright and clear|wall-to-wall sun`,
+    {
+      kind: "condition",
+      condition: "clear",
+    },
+  ],
   [String.raw`overcast|grey skies|gray skies|leaden`, { kind: "condition", condition: "overcast" }],
   [String.raw`mostly cloudy|cloudy|clouds|cloud cover|grey|gray`, { kind: "condition", condition: "cloudy" }],
   [String.raw`fog|foggy|mist|misty|murky`, { kind: "condition", condition: "fog" }],
@@ -122,10 +156,13 @@ export const WEATHER_WORDS: Array<[string, WeatherWordClaim]> = [
   [String.raw`sleet|sleety|freezing rain`, { kind: "condition", condition: "sleet" }],
   [String.raw`snow|snowy|snowfall|snowing|flurries|blizzards?`, { kind: "condition", condition: "snow" }],
   [String.raw`showers|showery`, { kind: "condition", condition: "showers" }],
-  [String.raw`rain|rainy|raining|rainfall|downpours?|wet|soggy|umbrella|rain ?coat|wellies`, {
-    kind: "condition",
-    condition: "rain",
-  }],
+  [
+    String.raw`rain|rainy|raining|rainfall|downpours?|wet|soggy|umbrella|rain ?coat|wellies`,
+    {
+      kind: "condition",
+      condition: "rain",
+    },
+  ],
   [String.raw`dry|rain-free`, { kind: "condition", condition: "dry" }],
   [String.raw`windy|breezy|gusty|gusts?|gales?|blustery|strong winds?`, { kind: "wind" }],
   [String.raw`scorching|sweltering|hot`, { kind: "feel", feel: "hot" }],

@@ -18,16 +18,20 @@ const LEXICON = WEATHER_WORDS.map(([words, claim]) => ({
 
 /** A sentence is about the weather when it names it or one of its words the lexicon reads unambiguously. */
 const WEATHER_SENTENCE = new RegExp(
-  String.raw`\b(?:weather|forecast|temperatures?|temps?|degrees?|highs?|lows?|wind\w*|skies|sky|outside|out\s+there|${WEATHER_WORDS.filter(([, claim]) => claim.kind !== "feel")
+  String.raw`\b(?:weather|forecast|temperatures?|temps?|degrees?|highs?|lows?|wind\w*|skies|sky|outside|out\s+there|${WEATHER_WORDS.filter(
+    ([, claim]) => claim.kind !== "feel",
+  )
     .map(([words]) => words)
     .join("|")})\b|°`,
   "iu",
 );
 /** "weather" words that are other things in a schedule sentence. */
-const NOT_WEATHER = /\b(?:clear|free|open|light|busy|heavy|packed)\s+(?:day|morning|afternoon|evening|calendar|schedule|diary)\b/iu;
+const NOT_WEATHER =
+  /\b(?:clear|free|open|light|busy|heavy|packed)\s+(?:day|morning|afternoon|evening|calendar|schedule|diary)\b/iu;
 const HEDGE =
   /\b(?:chance|chances|possible|possibly|might|may|could|risk|odd|stray|isolated|passing|spot|slight|just in case|in case|perhaps|maybe|potential|likely|expected|a few|threat)\b/iu;
-const NEGATION = /\b(?:no|not|without|zero|won['’]t|isn['’]t|aren['’]t|free\s+of|little|unlikely|any)\s+(?:\w+\s+){0,2}$/iu;
+const NEGATION =
+  /\b(?:no|not|without|zero|won['’]t|isn['’]t|aren['’]t|free\s+of|little|unlikely|any)\s+(?:\w+\s+){0,2}$/iu;
 
 export function findWeatherClaims(sentence: string, mask: Mask, evidence: Evidence): FoundClaim[] {
   if (!WEATHER_SENTENCE.test(sentence)) return [];
@@ -43,9 +47,18 @@ export function findWeatherClaims(sentence: string, mask: Mask, evidence: Eviden
       const end = start + match[0].length;
       if (!mask.isFree(start, end)) continue;
       if (named.some((mention) => mention.start <= start && end <= mention.end + 1)) continue;
-      if (claim.kind === "condition" && claim.condition === "clear" && NOT_WEATHER.test(sentence.slice(start, end + 12)))
+      if (
+        claim.kind === "condition" &&
+        claim.condition === "clear" &&
+        NOT_WEATHER.test(sentence.slice(start, end + 12))
+      )
         continue;
-      if (claim.kind === "feel" && !/\b(?:day|morning|afternoon|evening|night|weather|temperatures?|start|out|outside|one|tomorrow|today|degrees?|high|low|°)\b|°/iu.test(sentence))
+      if (
+        claim.kind === "feel" &&
+        !/\b(?:day|morning|afternoon|evening|night|weather|temperatures?|start|out|outside|one|tomorrow|today|degrees?|high|low|°)\b|°/iu.test(
+          sentence,
+        )
+      )
         continue;
       mask.take(start, end);
       const before = sentence.slice(Math.max(0, start - 30), start);
@@ -53,7 +66,9 @@ export function findWeatherClaims(sentence: string, mask: Mask, evidence: Eviden
       const negated =
         NEGATION.test(before) ||
         /\b(?:free|less)$/iu.test(match[0]) ||
-        /^\s*(?:\w+\s+){0,2}?(?:unlikely|not\s+expected|isn['’]t\s+expected|holds?\s+off|stays?\s+away|won['’]t|not\s+likely)\b/iu.test(after);
+        /^\s*(?:\w+\s+){0,2}?(?:unlikely|not\s+expected|isn['’]t\s+expected|holds?\s+off|stays?\s+away|won['’]t|not\s+likely)\b/iu.test(
+          after,
+        );
       const hedged = HEDGE.test(sentence);
       const wanted = resolve(claim, negated, hedged);
       claims.push({
@@ -70,10 +85,7 @@ export function findWeatherClaims(sentence: string, mask: Mask, evidence: Eviden
   return claims;
 }
 
-type Wanted =
-  | WeatherWordClaim
-  | { kind: "dry" }
-  | { kind: "possible"; condition: "rain" | "snow" | "storm" };
+type Wanted = WeatherWordClaim | { kind: "dry" } | { kind: "possible"; condition: "rain" | "snow" | "storm" };
 
 function resolve(claim: WeatherWordClaim, negated: boolean, hedged: boolean): Wanted {
   if (claim.kind !== "condition") return claim;
@@ -138,7 +150,8 @@ function rainChanceClaims(sentence: string, mask: Mask, days: readonly string[])
       end,
       isBacked: (evidence) =>
         evidence.facts.forecast.some(
-          (day) => days.includes(day.date) && day.rainChance !== undefined && Math.abs(day.rainChance - value) <= 5,
+          (day) =>
+            days.includes(day.date) && day.rainChance !== undefined && Math.abs(day.rainChance - value) <= 5,
         ),
       reason: (evidence) => reasonFor(evidence, { kind: "possible_rain" }, days),
     });

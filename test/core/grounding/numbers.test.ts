@@ -70,7 +70,12 @@ describe("percentages and numbers", () => {
     const report = checkGrounding("A 20% chance of rain. Maybe 60 percent later.", [weather()], LONDON);
     // A rain chance is a weather claim, checked against the day's forecast; a bare percentage is a number.
     expect(report.claims).toEqual([
-      { kind: "weather", text: "20% chance of rain", sentenceIndex: 0, normalized: "rain_chance:20@2026-12-01" },
+      {
+        kind: "weather",
+        text: "20% chance of rain",
+        sentenceIndex: 0,
+        normalized: "rain_chance:20@2026-12-01",
+      },
       { kind: "number", text: "60 percent", sentenceIndex: 1, normalized: "60%" },
     ]);
     expect(report.unbacked.map((claim) => claim.text)).toEqual(["60 percent"]);

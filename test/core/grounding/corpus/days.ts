@@ -20,7 +20,15 @@ export const USER = { name: "Alex", timeZone: "Europe/London", profile: "Alex li
 let nextId = 1000;
 function receipt(toolName: string, args: Record<string, unknown>, result: unknown, error = false): Receipt {
   nextId += 1;
-  return { id: nextId, runId: 1, toolName, arguments: args, result, error, at: new Date("2026-12-01T07:00:00Z") };
+  return {
+    id: nextId,
+    runId: 1,
+    toolName,
+    arguments: args,
+    result,
+    error,
+    at: new Date("2026-12-01T07:00:00Z"),
+  };
 }
 
 interface EventRow {
@@ -77,7 +85,6 @@ function tasks(filter: string, today: string, rows: TaskRow[], count = rows.leng
         ...(row.project ? { project: row.project } : {}),
       })),
       ...(count === 0 ? { note: "No open tasks." } : {}),
-
     },
   );
 }
@@ -119,7 +126,11 @@ function headlines(titles: string[]): Receipt {
     { max: 8 },
     {
       count: titles.length,
-      items: titles.map((title, index) => ({ title, feed: "BBC News", published: "2026-12-01 05:0" + index })),
+      items: titles.map((title, index) => ({
+        title,
+        feed: "BBC News",
+        published: `2026-12-01 05:0${index}`,
+      })),
     },
   );
 }
@@ -151,7 +162,13 @@ export const BUSY: PlantedDay = {
       { title: "Gym", date: "2026-12-01", start: "18:00", end: "19:00" },
     ]),
     events("tomorrow", "2026-12-01", [
-      { title: "Dentist appointment", date: "2026-12-02", start: "10:00", end: "10:30", location: "Harley Street" },
+      {
+        title: "Dentist appointment",
+        date: "2026-12-02",
+        start: "10:00",
+        end: "10:30",
+        location: "Harley Street",
+      },
     ]),
     weather(
       [
@@ -198,7 +215,9 @@ export const WEEKEND: PlantedDay = {
       { title: "Farmers market", date: "2026-12-05", start: "09:00", end: "11:00" },
       { title: "Dinner at Mum's", date: "2026-12-05", start: "19:00", end: "22:00" },
     ]),
-    events("tomorrow", "2026-12-05", [{ title: "Long run", date: "2026-12-06", start: "08:00", end: "09:30" }]),
+    events("tomorrow", "2026-12-05", [
+      { title: "Long run", date: "2026-12-06", start: "08:00", end: "09:30" },
+    ]),
     weather(
       [
         { date: "2026-12-05", summary: "overcast", low: 5, high: 8, chance: 20 },
@@ -240,7 +259,9 @@ export const ALL_DAY: PlantedDay = {
   receipts: [
     tasks("due_today", "2026-12-10", []),
     tasks("overdue", "2026-12-10", []),
-    tasks("high_priority", "2026-12-10", [{ title: "Prepare offsite slides", due: "2026-12-10", priority: "high" }]),
+    tasks("high_priority", "2026-12-10", [
+      { title: "Prepare offsite slides", due: "2026-12-10", priority: "high" },
+    ]),
     events("today", "2026-12-10", [
       { title: "Company offsite", date: "2026-12-10", allDay: true, lastDay: "2026-12-11" },
       { title: "Team dinner", date: "2026-12-10", start: "19:30", end: "21:30", location: "The Ivy" },
@@ -300,11 +321,13 @@ export const LONG_LIST: PlantedDay = {
     tasks(
       "due_today",
       "2026-12-14",
-      [...KITCHEN, ...Array.from({ length: 46 }, (_, index) => `Backlog: item ${index + 16}`)].map((title) => ({
-        title,
-        due: "2026-12-14",
-        project: title.split(":")[0] ?? "",
-      })),
+      [...KITCHEN, ...Array.from({ length: 46 }, (_, index) => `Backlog: item ${index + 16}`)].map(
+        (title) => ({
+          title,
+          due: "2026-12-14",
+          project: title.split(":")[0] ?? "",
+        }),
+      ),
     ),
     tasks("overdue", "2026-12-14", []),
     tasks("high_priority", "2026-12-14", []),

@@ -4,8 +4,18 @@
  */
 import type { CorpusSentence, LieKind } from "./sentences.ts";
 
-const h = (day: CorpusSentence["day"], kind: LieKind, text: string): CorpusSentence => ({ day, kind, text, honest: true });
-const l = (day: CorpusSentence["day"], kind: LieKind, text: string): CorpusSentence => ({ day, kind, text, honest: false });
+const h = (day: CorpusSentence["day"], kind: LieKind, text: string): CorpusSentence => ({
+  day,
+  kind,
+  text,
+  honest: true,
+});
+const l = (day: CorpusSentence["day"], kind: LieKind, text: string): CorpusSentence => ({
+  day,
+  kind,
+  text,
+  honest: false,
+});
 
 export const HELD_OUT: CorpusSentence[] = [
   h("busy", "time", "Standup first, at 9:30, then the design review at eleven."),

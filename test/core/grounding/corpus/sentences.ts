@@ -21,8 +21,18 @@ export interface CorpusSentence {
   honest: boolean;
 }
 
-const h = (day: CorpusSentence["day"], kind: LieKind, text: string): CorpusSentence => ({ day, kind, text, honest: true });
-const l = (day: CorpusSentence["day"], kind: LieKind, text: string): CorpusSentence => ({ day, kind, text, honest: false });
+const h = (day: CorpusSentence["day"], kind: LieKind, text: string): CorpusSentence => ({
+  day,
+  kind,
+  text,
+  honest: true,
+});
+const l = (day: CorpusSentence["day"], kind: LieKind, text: string): CorpusSentence => ({
+  day,
+  kind,
+  text,
+  honest: false,
+});
 
 export const CORPUS: CorpusSentence[] = [
   // busy: Tuesday 1 December
@@ -37,7 +47,11 @@ export const CORPUS: CorpusSentence[] = [
   h("busy", "state", "Renew passport has been overdue since Saturday."),
   h("busy", "state", "Pay council tax was due yesterday, so it's now overdue."),
   h("busy", "state", "Book flights to Porto is high priority, though it has no due date yet."),
-  h("busy", "weather", "Expect a partly cloudy day, between 8 and 16 degrees, with only a 10% chance of rain."),
+  h(
+    "busy",
+    "weather",
+    "Expect a partly cloudy day, between 8 and 16 degrees, with only a 10% chance of rain.",
+  ),
   h("busy", "weather", "It's mainly clear right now at 11 degrees."),
   h("busy", "weather", "Tomorrow brings light rain, so keep an umbrella handy for the dentist trip."),
   h("busy", "count", "You have five events on the calendar today."),
@@ -49,7 +63,11 @@ export const CORPUS: CorpusSentence[] = [
   h("busy", "time", "The standup wraps up at ten, leaving you an hour before the design review."),
   h("busy", "weather", "It should stay mostly dry today, so no umbrella needed."),
   h("busy", "day", "The dentist appointment is tomorrow at 10:00."),
-  h("busy", "quantity", "Apart from the standup, the design review and lunch with Sam, your morning is yours."),
+  h(
+    "busy",
+    "quantity",
+    "Apart from the standup, the design review and lunch with Sam, your morning is yours.",
+  ),
   l("busy", "day", "The design review is tomorrow morning."),
   l("busy", "day", "Your dentist appointment is this afternoon."),
   l("busy", "day", "Don't forget lunch with Sam on Thursday."),
@@ -185,12 +203,20 @@ export const CORPUS: CorpusSentence[] = [
   h("long-list", "happening", "You've already called the bank this morning."),
   h("long-list", "state", "The design review has moved from 11 to 2 this afternoon."),
   h("long-list", "count", "You have 61 tasks due today."),
-  h("long-list", "count", "Kitchen: order tiles and Kitchen: book electrician lead the list, and 59 more are due today."),
+  h(
+    "long-list",
+    "count",
+    "Kitchen: order tiles and Kitchen: book electrician lead the list, and 59 more are due today.",
+  ),
   h("long-list", "count", "The list shows fifteen of them, and 46 more are waiting."),
   h("long-list", "weather", "Clear skies and a high of 9 today."),
   h("long-list", "state", "Call the bank is done."),
   h("long-list", "time", "The standup is behind you; next up is the design review at two."),
-  h("long-list", "state", "The kitchen subtasks, like ordering tiles and booking the electrician, are still open."),
+  h(
+    "long-list",
+    "state",
+    "The kitchen subtasks, like ordering tiles and booking the electrician, are still open.",
+  ),
   l("long-list", "count", "You have 15 tasks due today."),
   l("long-list", "count", "There are the tasks above and 50 more after those."),
   l("long-list", "state", "The design review was cancelled."),
