@@ -18,8 +18,12 @@ const MIDDAY = "2025-06-02T11:30:00Z";
 /** A check-in's coverage, which the runner makes before the model speaks. */
 const MIDDAY_COVERAGE = [
   ["list_tasks", { filter: "due_today" }],
+  ["list_tasks", { filter: "overdue" }],
+  ["list_tasks", { filter: "high_priority" }],
   ["list_events", { range: "today" }],
+  ["get_weather", {}],
 ];
+const MIDDAY_TOOLS = MIDDAY_COVERAGE.map(([name]) => name);
 
 describeEachDatabase("check-ins know the morning", (getDb) => {
   /** The hook as the composition root wires it, counting its calls. */
@@ -78,8 +82,7 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
       "user",
       "assistant",
       "tool",
-      "tool",
-      "tool",
+      ...MIDDAY_TOOLS.map(() => "tool"),
     ]);
     expect(String(first?.messages[0]?.content)).toContain(
       `The ${CHANGES_SINCE_MORNING_TOOL} result above was computed from the user's data`,
@@ -87,7 +90,7 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
     const turn = first?.messages[2];
     expect(
       turn?.role === "assistant" ? turn.tool_calls?.map((toolCall) => toolCall.function.name) : [],
-    ).toEqual([CHANGES_SINCE_MORNING_TOOL, "list_tasks", "list_events"]);
+    ).toEqual([CHANGES_SINCE_MORNING_TOOL, ...MIDDAY_TOOLS]);
     const seeded = first?.messages[3];
     expect(seeded).toMatchObject({ role: "tool", tool_name: CHANGES_SINCE_MORNING_TOOL });
     expect(String(seeded?.content)).toContain('"tasksCompleted":[{');
@@ -96,11 +99,7 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
 
     // Stored as a runner-made receipt of the run, first of the runner's turn.
     const receipts = await listRunReceipts(db, outcome.runId);
-    expect(receipts.map((receipt) => receipt.toolName)).toEqual([
-      CHANGES_SINCE_MORNING_TOOL,
-      "list_tasks",
-      "list_events",
-    ]);
+    expect(receipts.map((receipt) => receipt.toolName)).toEqual([CHANGES_SINCE_MORNING_TOOL, ...MIDDAY_TOOLS]);
     expect(receipts[0]?.arguments).toEqual({ local_date: TODAY });
     expect(receipts[0]?.at.toISOString()).toBe(new Date(MIDDAY).toISOString());
     expect(receipts[0]?.result).toMatchObject({
@@ -111,7 +110,7 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
     expect(stored[0]).toMatchObject({ role: "assistant", metadata: { kind: "tool_calls", by: "runner" } });
     expect(stored[1]).toMatchObject({ role: "tool", toolName: CHANGES_SINCE_MORNING_TOOL });
     expect(stored[1]?.toolCallId).toBe(stored[0]?.toolCalls?.[0]?.id);
-    expect(stored.slice(1, 4).map((message) => message.toolCallId)).toEqual(
+    expect(stored.slice(1, 2 + MIDDAY_TOOLS.length).map((message) => message.toolCallId)).toEqual(
       stored[0]?.toolCalls?.map((toolCall) => toolCall.id),
     );
 
@@ -119,7 +118,10 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
     expect(outcome.prose).toContain("Renew passport");
     expect(outcome.grounding).toMatchObject({ unbacked: [], action: "none" });
     expect(outcome.receipts[0]?.toolName).toBe(CHANGES_SINCE_MORNING_TOOL);
-    expect(await getRun(db, outcome.runId)).toMatchObject({ state: "generated", toolCalls: 3 });
+    expect(await getRun(db, outcome.runId)).toMatchObject({
+      state: "generated",
+      toolCalls: 1 + MIDDAY_TOOLS.length,
+    });
   });
 
   it("does not ask for changes in a morning briefing", async () => {
@@ -154,14 +156,13 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
       },
     ]);
     expect(outcome.mode).toBe("agentic");
-    expect(outcome.receipts.map((receipt) => receipt.toolName)).toEqual(["list_tasks", "list_events"]);
+    expect(outcome.receipts.map((receipt) => receipt.toolName)).toEqual(MIDDAY_TOOLS);
     const first = model.requests[0];
     expect(first?.messages.map((message) => message.role)).toEqual([
       "system",
       "user",
       "assistant",
-      "tool",
-      "tool",
+      ...MIDDAY_TOOLS.map(() => "tool"),
     ]);
     expect(String(first?.messages[0]?.content)).toContain(
       "If nothing meaningful has changed, say so briefly",
@@ -234,8 +235,8 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
       expect(receipts.every((receipt) => receipt.at.toISOString() === "2025-06-02T11:55:00.000Z")).toBe(true);
       const stored = await listRunMessages(db, run.id);
       expect(stored.some((message) => message.toolCallId === "call_old")).toBe(false);
-      expect(outcome.receipts).toHaveLength(2);
-      expect(await getRun(db, run.id)).toMatchObject({ state: "generated", toolCalls: 2 });
+      expect(outcome.receipts).toHaveLength(MIDDAY_TOOLS.length);
+      expect(await getRun(db, run.id)).toMatchObject({ state: "generated", toolCalls: MIDDAY_TOOLS.length });
     },
   );
 });
