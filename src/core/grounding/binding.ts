@@ -88,10 +88,16 @@ const CLAUSE_BREAK =
   /\s*(?:;|:\s|\s[—–-]\s|,\s*(?:and|but|while|whereas|then|so|plus|though|although|after which|which)\b|\b(?:but|while|whereas|and then|then)\b|,\s+(?=(?:your|the|you|there|it|tomorrow|today)\b))\s*/giu;
 
 /** The [start, end) of the clause holding `at`. */
+/** "… at 09:00 and "Renew passport" is due …": an "and" before a new subject starts a clause (case matters). */
+const AND_BREAK = /\s+and\s+(?=(?:the|your|a|an|["“'‘]|\p{Lu}))/gu;
+
 export function clauseAround(sentence: string, at: number): [number, number] {
   let start = 0;
   let end = sentence.length;
-  for (const match of sentence.matchAll(CLAUSE_BREAK)) {
+  const breaks = [...sentence.matchAll(CLAUSE_BREAK), ...sentence.matchAll(AND_BREAK)].sort(
+    (a, b) => (a.index ?? 0) - (b.index ?? 0),
+  );
+  for (const match of breaks) {
     const from = match.index ?? 0;
     const to = from + match[0].length;
     if (to <= at) start = to;
