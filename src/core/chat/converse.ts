@@ -15,6 +15,7 @@ import { triggerInstruction } from "../briefing/slot-prompts.ts";
 import { type Budget, createBudget } from "../budget.ts";
 import type { CoreDeps } from "../deps.ts";
 import type { BriefingRun, GroundingVerdict, Receipt, User } from "../domain.ts";
+import { checkGrounding } from "../grounding/check.ts";
 import { groundAnswer } from "../grounding/gate.ts";
 import { gateOptions } from "../grounding/options.ts";
 import { messageLog } from "../message-log.ts";
@@ -27,6 +28,7 @@ import { addTrace, EMPTY_TRACE, type Trace } from "../trace.ts";
 import { asksForChange } from "./change-request.ts";
 import { chatSystemPrompt, correctionRequest, followUpSystemPrompt } from "./chat-prompt.ts";
 import { carriesOutsideText, receiptsOfMessages } from "./context-receipts.ts";
+import { groundedStream } from "./grounded-stream.ts";
 import { toChatMessages } from "./history.ts";
 import { plainAnswer } from "./plain-answer.ts";
 import { todayReceipts } from "./today-receipts.ts";
@@ -197,7 +199,14 @@ async function converse(
         outsideTextEarlier ||
         unrequested ||
         steps.some((step) => step.outcomes.some((outcome) => outcome.untrusted === true)),
-      ...(options.onToken ? { onToken: options.onToken } : {}),
+      // What streams is only what the gate backs so far: a lie never shows, even before the reply settles.
+      ...(options.onToken
+        ? {
+            onToken: groundedStream(options.onToken, (text) =>
+              checkGrounding(text, [...earlier, ...trace.receipts], gateOptions(user, deps.clock.now())),
+            ),
+          }
+        : {}),
     });
     if (loop.text === null) {
       deps.logger.warn({ userId: user.id, conversationId: conversation.id }, "chat hit the turn cap");
