@@ -68,9 +68,7 @@ describeEachDatabase("the CLI delivers natural prose only as far as the receipts
     expect(receipts.grounding.action).toBe("sentences_removed");
     const removed = receipts.grounding.sentences.filter((sentence) => !sentence.kept);
     expect(removed.map((sentence) => plain(sentence.text)).sort()).toEqual(
-      Object.values(LIES)
-        .map(plain)
-        .sort(),
+      Object.values(LIES).map(plain).sort(),
     );
     for (const sentence of removed) {
       expect(sentence.claims.some((claim) => !claim.backed && (claim.reason ?? "").length > 0)).toBe(true);
@@ -78,9 +76,9 @@ describeEachDatabase("the CLI delivers natural prose only as far as the receipts
     const kept = receipts.grounding.sentences.filter((sentence) => sentence.kept);
     expect(kept).toHaveLength(HONEST_SENTENCES.length);
     expect(kept.flatMap((sentence) => sentence.claims).every((claim) => claim.backed)).toBe(true);
-    expect(kept.flatMap((sentence) => sentence.claims).some((claim) => claim.receipt?.tool === "list_events")).toBe(
-      true,
-    );
+    expect(
+      kept.flatMap((sentence) => sentence.claims).some((claim) => claim.receipt?.tool === "list_events"),
+    ).toBe(true);
 
     const runs = JSON.parse((await cli()("runs", "--user", user.name, "--json")).stdout) as Array<{
       grounding: { sentences: SentenceVerdict[] } | null;

@@ -99,7 +99,10 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
 
     // Stored as a runner-made receipt of the run, first of the runner's turn.
     const receipts = await listRunReceipts(db, outcome.runId);
-    expect(receipts.map((receipt) => receipt.toolName)).toEqual([CHANGES_SINCE_MORNING_TOOL, ...MIDDAY_TOOLS]);
+    expect(receipts.map((receipt) => receipt.toolName)).toEqual([
+      CHANGES_SINCE_MORNING_TOOL,
+      ...MIDDAY_TOOLS,
+    ]);
     expect(receipts[0]?.arguments).toEqual({ local_date: TODAY });
     expect(receipts[0]?.at.toISOString()).toBe(new Date(MIDDAY).toISOString());
     expect(receipts[0]?.result).toMatchObject({
