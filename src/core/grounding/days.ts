@@ -158,7 +158,11 @@ function dayFits(item: ItemFact, reference: DayReference, sentence: string): Day
   const starts = /\b(?:starts?|starting|begins?|beginning|kicks?\s+off|opens?)\s+(?:on\s+)?$/iu.test(
     clauseStart.slice(-30),
   );
-  const days = starts ? [item.date] : spanOf(item);
+  const ends =
+    /\b(?:ends?|ending|finish(?:es)?|finishing|wraps?\s+up|closes?|runs?\s+(?:until|through)|lasts?\s+until)\s+(?:on\s+)?$/iu.test(
+      clauseStart.slice(-30),
+    );
+  const days = starts ? [item.date] : ends ? [item.lastDate ?? item.date] : spanOf(item);
   if (!reference.dates.some((date) => days.includes(date))) return "wrong";
   if (reference.part === undefined || item.allDay || item.start === undefined) return "fits";
   const [from, to] = PART_RANGES[reference.part];

@@ -164,14 +164,31 @@ export function findTimeClaims(sentence: string, mask: Mask, evidence?: Evidence
     if (!mask.take(mention.start, mention.end)) return;
     const accepted = mention.readings;
     // "The standup starts at half past ten": a time said of a named item must be one of that item's.
+    const before = sentence.slice(Math.max(0, mention.start - 40), mention.start);
+    const end = sentence.slice(0, mention.start);
+    const which: Which = /\b(?:starts?|starting|begins?|beginning|kicks?\s+off|from)\s+(?:at\s+)?$/iu.test(
+      end,
+    )
+      ? "start"
+      : /\b(?:ends?|ending|finish(?:es)?|finishing|wraps?\s+up|wrapping\s+up|until|till|over\s+by|done\s+by|runs\s+until)\s+(?:at\s+|by\s+)?$/iu.test(
+            end,
+          )
+        ? "end"
+        : "any";
+    // A moved event's old time is its time only where the sentence speaks of the move ("moved from 11").
+    const moved =
+      /\b(?:from|was|were|originally|previously|had\s+been|moved|rescheduled|earlier|used\s+to)\b/iu.test(
+        before,
+      );
+    const timesOf = (item: ItemFact) => itemTimes(item, which, moved);
     const bound = nearestItems(
       mentions,
       sentence,
       mention.start,
       mention.end,
-      (item) => itemTimes(item).length > 0,
+      (item) => itemTimes(item, "any", true).length > 0,
     );
-    const own = bound.flatMap((found) => itemTimes(found.item));
+    const own = bound.flatMap((found) => timesOf(found.item));
     claims.push({
       kind: "time",
       text: mention.text,
@@ -185,8 +202,8 @@ export function findTimeClaims(sentence: string, mask: Mask, evidence?: Evidence
       ...(own.length > 0
         ? {
             reason: () => `"${bound[0]?.item.title ?? ""}" is at ${[...new Set(own)].join(", ")}`,
-            backedBy: bound.find((found) => itemTimes(found.item).some((time) => accepted.includes(time)))
-              ?.item.receiptId,
+            backedBy: bound.find((found) => timesOf(found.item).some((time) => accepted.includes(time)))?.item
+              .receiptId,
           }
         : {}),
     });
@@ -215,8 +232,17 @@ const BARE_HOUR =
 // "peaking at 16" is a temperature: leave bare hours of weather sentences to the number finder.
 const WEATHER_HINT = /°|\bdegrees?\b|\b(?:highs?|lows?|peak\w*|temperatures?|temps?|forecast|weather)\b/iu;
 
+/** Which of an item's times a sentence speaks of: "starts at" its start, "ends at" its end, else either. */
+type Which = "start" | "end" | "any";
+
 /** The clock times an item holds: its start and end, a moved event's old start, a task's due time. */
-function itemTimes(item: ItemFact): string[] {
-  const moved = item.movedFrom?.slice(11, 16);
-  return [item.start, item.end, moved].filter((time): time is string => !!time && /^\d{2}:\d{2}$/.test(time));
+function itemTimes(item: ItemFact, which: Which, moved: boolean): string[] {
+  const old = moved ? item.movedFrom?.slice(11, 16) : undefined;
+  const times =
+    which === "start"
+      ? [item.start, old]
+      : which === "end"
+        ? [item.end ?? item.start, old]
+        : [item.start, item.end, old];
+  return times.filter((time): time is string => !!time && /^\d{2}:\d{2}$/.test(time));
 }

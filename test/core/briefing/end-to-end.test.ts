@@ -195,6 +195,7 @@ describeEachDatabase("briefings over the Ollama HTTP API", (getDb) => {
     });
     server.setModel("busy-7b", { reply: oneCallPerTurn(WANTED, "Good morning. A busy day.") });
     const { assistant } = testCore(db, modelClientFor(server.url, "busy-7b"));
+    const requestsBefore = server.chatRequests("busy-7b").length;
     const outcome = await assistant.brief(user.id, { slot: "morning" });
 
     expect(outcome.mode).toBe("agentic");
@@ -213,7 +214,7 @@ describeEachDatabase("briefings over the Ollama HTTP API", (getDb) => {
     expect(byTool("list_events")).toMatchObject({ count: 55 });
     expect((byTool("list_events").events as unknown[]).length).toBe(55);
     // …while the model is handed a shortened view of each long list, marked as such.
-    const sent = (server.chatRequests("busy-7b")[0]?.messages ?? [])
+    const sent = (server.chatRequests("busy-7b")[requestsBefore]?.messages ?? [])
       .filter((message) => message.role === "tool")
       .map((message) => JSON.parse(String(message.content)) as Record<string, unknown>);
     const overdueSent = sent.find((result) => result.filter === "overdue");
