@@ -43,6 +43,22 @@ function tokens(sentence: string): Token[] {
  * for "Team standup"), half of a longer one. Of items named by the same words, the best match wins.
  */
 export function mentionedItems(sentence: string, facts: Facts): ItemMention[] {
+  // Every finder of a sentence asks the same question of the same facts: answer it once.
+  let known = MENTIONS.get(facts);
+  if (!known) {
+    known = new Map();
+    MENTIONS.set(facts, known);
+  }
+  const cached = known.get(sentence);
+  if (cached) return cached;
+  const found = findMentions(sentence, facts);
+  known.set(sentence, found);
+  return found;
+}
+
+const MENTIONS = new WeakMap<Facts, Map<string, ItemMention[]>>();
+
+function findMentions(sentence: string, facts: Facts): ItemMention[] {
   const words = tokens(sentence);
   const found: ItemMention[] = [];
   for (const item of facts.items) {

@@ -219,7 +219,7 @@ describeEachDatabase("briefings over the Ollama HTTP API", (getDb) => {
       .map((message) => JSON.parse(String(message.content)) as Record<string, unknown>);
     const overdueSent = sent.find((result) => result.filter === "overdue");
     expect(overdueSent).toMatchObject({ count: 45, shown: 15 });
-    expect((overdueSent?.tasks as unknown[]).length).toBe(15);
+    expect(overdueSent?.tasks).toHaveLength(15);
     expect(String(overdueSent?.note)).toContain("30 more tasks not shown");
     const eventsSent = sent.find((result) => Array.isArray(result.events));
     expect(eventsSent).toMatchObject({ count: 55, shown: 32 });
