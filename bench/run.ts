@@ -5,6 +5,7 @@
 import { cpus } from "node:os";
 import { runBriefingBench } from "./briefing.ts";
 import { runFanoutBench } from "./fanout.ts";
+import { runGroundingBench } from "./grounding.ts";
 import { runHostileBench } from "./hostile.ts";
 import { runHostileModelBench } from "./hostile-model.ts";
 import { runRoutingBench } from "./routing.ts";
@@ -14,6 +15,7 @@ import type { BenchSection } from "./types.ts";
 const benches: [string, () => Promise<BenchSection>][] = [
   ["routing", runRoutingBench],
   ["briefing", runBriefingBench],
+  ["grounding", runGroundingBench],
   ["fanout", runFanoutBench],
   ["hostile", runHostileBench],
   ["hostile-model", runHostileModelBench],

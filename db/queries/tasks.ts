@@ -16,7 +16,7 @@ export interface TaskQuery {
 }
 
 /**
- * Tasks matching a filter for one user.
+ * Tasks matching a filter for one user (at most `limit`, default 50; `countTasks` gives the true number).
  * - due_today: open, due on the user's local date (including ones whose time has passed: still today's).
  * - overdue: open, due before the user's local date.
  * - high_priority: open, priority high.
@@ -24,47 +24,39 @@ export interface TaskQuery {
  * - completed_recently: completed since `completedSince`, newest first.
  */
 export async function listTasks(db: Database, userId: number, query: TaskQuery): Promise<Task[]> {
-  const { today } = query;
-  const limit = query.limit ?? 50;
+  const byDue = [asc(sql`${tasks.dueDate} is null`), asc(tasks.dueDate), asc(tasks.dueTime), asc(tasks.id)];
+  const order = query.filter === "completed_recently" ? [desc(tasks.completedAt)] : byDue;
+  return db
+    .select()
+    .from(tasks)
+    .where(matching(userId, query))
+    .orderBy(...order)
+    .limit(query.limit ?? 50);
+}
+
+/** How many tasks match the filter, however many a list of them would hold. */
+export async function countTasks(db: Database, userId: number, query: TaskQuery): Promise<number> {
+  const [row] = await db
+    .select({ count: sql<number>`count(*)::int` })
+    .from(tasks)
+    .where(matching(userId, query));
+  return Number(row?.count ?? 0);
+}
+
+function matching(userId: number, query: TaskQuery) {
   const mine = eq(tasks.userId, userId);
   const open = eq(tasks.status, "open");
-  const byDue = [asc(sql`${tasks.dueDate} is null`), asc(tasks.dueDate), asc(tasks.dueTime), asc(tasks.id)];
   switch (query.filter) {
     case "due_today":
-      return db
-        .select()
-        .from(tasks)
-        .where(and(mine, open, eq(tasks.dueDate, today)))
-        .orderBy(...byDue)
-        .limit(limit);
+      return and(mine, open, eq(tasks.dueDate, query.today));
     case "overdue":
-      return db
-        .select()
-        .from(tasks)
-        .where(and(mine, open, isNotNull(tasks.dueDate), lt(tasks.dueDate, today)))
-        .orderBy(...byDue)
-        .limit(limit);
+      return and(mine, open, isNotNull(tasks.dueDate), lt(tasks.dueDate, query.today));
     case "high_priority":
-      return db
-        .select()
-        .from(tasks)
-        .where(and(mine, open, eq(tasks.priority, "high")))
-        .orderBy(...byDue)
-        .limit(limit);
+      return and(mine, open, eq(tasks.priority, "high"));
     case "open":
-      return db
-        .select()
-        .from(tasks)
-        .where(and(mine, open))
-        .orderBy(...byDue)
-        .limit(limit);
+      return and(mine, open);
     case "completed_recently":
-      return db
-        .select()
-        .from(tasks)
-        .where(and(mine, eq(tasks.status, "done"), gte(tasks.completedAt, query.completedSince)))
-        .orderBy(desc(tasks.completedAt))
-        .limit(limit);
+      return and(mine, eq(tasks.status, "done"), gte(tasks.completedAt, query.completedSince));
   }
 }
 

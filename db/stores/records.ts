@@ -19,6 +19,7 @@ import {
 } from "../queries/projects.ts";
 import {
   completeTask,
+  countTasks,
   createTask,
   deleteTask,
   getTask,
@@ -33,6 +34,7 @@ import type { NewTask, ProjectStatus } from "../schema/index.ts";
 export function createRecords(db: Database) {
   return {
     listTasks: (userId: number, query: TaskQuery) => listTasks(db, userId, query),
+    countTasks: (userId: number, query: TaskQuery) => countTasks(db, userId, query),
     getTask: (userId: number, id: number) => getTask(db, userId, id),
     createTask: (task: NewTask) => createTask(db, task),
     updateTask: (userId: number, id: number, changes: TaskChanges, now: Date) =>

@@ -66,6 +66,7 @@ export async function receiptsView(log: ReceiptLog, run: BriefingRun): Promise<R
   return {
     run: { id: run.id, slot: run.slot, localDate: run.localDate, createdAt: run.claimedAt, archived },
     receipts,
+    grounding: run.grounding,
   };
 }
 

@@ -89,6 +89,8 @@ export interface ChatReply {
 export interface ReceiptsView {
   run: { id: number; slot: string; localDate: string; createdAt: Date; archived: boolean };
   receipts: Receipt[];
+  /** The grounding gate's verdict on the delivered briefing, sentence by sentence; null before it ran. */
+  grounding?: GroundingVerdict | null;
 }
 
 export type ConfirmationOutcome =

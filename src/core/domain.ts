@@ -103,6 +103,27 @@ export interface GroundingVerdict {
   corrections?: number;
   /** Sentences taken out of the delivered text. */
   removed?: number;
+  /** Each sentence of the text judged last: its claims, the receipt behind each, or why it was removed. */
+  sentences?: SentenceVerdict[];
+}
+
+/** One sentence as the gate judged it. */
+export interface SentenceVerdict {
+  text: string;
+  /** False when the sentence was removed (or the whole text gave way to a digest). */
+  kept: boolean;
+  claims: ClaimVerdict[];
+}
+
+/** One claim of a sentence: what it says, and the receipt behind it or why none is. */
+export interface ClaimVerdict {
+  kind: string;
+  text: string;
+  backed: boolean;
+  /** The receipt (stored tool result) that backs it, when one alone does. */
+  receipt?: { id: number; tool: string };
+  /** Why it is unbacked. */
+  reason?: string;
 }
 
 /** One check of a briefing's status row ("✓ checked calendar"). */

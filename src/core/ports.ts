@@ -255,6 +255,8 @@ export interface Conversations {
 /** The user's own records, as tools read and change them. */
 export interface Records {
   listTasks: (userId: number, query: TaskQuery) => Promise<Task[]>;
+  /** The true number of tasks a filter matches, past any list's limit. */
+  countTasks: (userId: number, query: TaskQuery) => Promise<number>;
   getTask: (userId: number, id: number) => Promise<Task | undefined>;
   createTask: (task: NewTask) => Promise<Task>;
   updateTask: (userId: number, id: number, changes: TaskChanges, now: Date) => Promise<Task>;

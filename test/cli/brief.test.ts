@@ -89,7 +89,10 @@ describeEachDatabase("briefbot brief / receipts", (getDb) => {
     expect(parsed.receipts.map((receipt: { toolName: string }) => receipt.toolName)).toEqual([
       "changes_since_morning",
       "list_tasks",
+      "list_tasks",
+      "list_tasks",
       "list_events",
+      "get_weather",
     ]);
     expect(parsed.timings.refreshMs).toBeGreaterThanOrEqual(0);
 

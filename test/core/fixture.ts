@@ -103,6 +103,7 @@ export const call = (name: string, args: Record<string, unknown> = {}): Scripted
 export const MORNING_COVERAGE: Array<[string, Record<string, unknown>]> = [
   ["list_tasks", { filter: "due_today" }],
   ["list_tasks", { filter: "overdue" }],
+  ["list_tasks", { filter: "high_priority" }],
   ["list_events", { range: "today" }],
   ["get_weather", {}],
   ["get_rss_items", { max: 8 }],

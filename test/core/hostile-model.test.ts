@@ -4,11 +4,13 @@
  * digest, chat in an answer or a plain apology, and both record what happened. (Time and memory for these
  * are measured in `npm run bench`, section "hostile-model".)
  */
+
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { findConversation } from "../../db/queries/conversations.ts";
 import { listConversationMessages, listRunMessages } from "../../db/queries/messages.ts";
 import { getRun } from "../../db/queries/runs.ts";
 import { resolveModelRoutes } from "../../src/config/model-routes.ts";
+import { CHAT_COVERAGE } from "../../src/core/briefing/coverage.ts";
 import { createModelClient } from "../../src/models/index.ts";
 import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
 import { call, scriptedModel } from "../helpers/scripted-model.ts";
@@ -123,7 +125,8 @@ describeEachDatabase("hostile model replies", (getDb) => {
     const thread = { platform: "cli" as const, threadKey: `cli:${user.id}:flood` };
     const reply = await assistant.reply(user.id, thread, "what's due?");
     expect(reply.text).toBe('"Renew passport" is due at 14:30.');
-    expect(reply.receipts).toHaveLength(17);
+    // Today's receipts come first (a question with none yet in its thread), then the 17 of the flood.
+    expect(reply.receipts).toHaveLength(CHAT_COVERAGE.length + 17);
     const conversation = await findConversation(db, "cli", thread.threadKey);
     const stored = await listConversationMessages(db, conversation!.id, 100);
     expect(stored.some((message) => hasNul(message))).toBe(false);
@@ -171,7 +174,9 @@ describeEachDatabase("hostile model replies", (getDb) => {
     );
     expect(reply.grounding).toBeNull();
     // The call the model made before the deadline ran, and is on the thread.
-    expect(reply.receipts.map((receipt) => receipt.toolName)).toEqual(["list_tasks"]);
+    expect(reply.receipts.slice(CHAT_COVERAGE.length).map((receipt) => receipt.toolName)).toEqual([
+      "list_tasks",
+    ]);
     const conversation = await findConversation(db, "cli", thread.threadKey);
     const stored = await listConversationMessages(db, conversation!.id, 100);
     expect(stored.at(-1)?.metadata).toMatchObject({

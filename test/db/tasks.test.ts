@@ -2,6 +2,7 @@ import { expect, it } from "vitest";
 import type { Database } from "../../db/client.ts";
 import {
   completeTask,
+  countTasks,
   createTask,
   deleteTask,
   getTask,
@@ -103,4 +104,20 @@ it("isPastDue compares the due time with the user's wall clock", () => {
   expect(isPastDue({ ...task, dueTime: null }, new Date("2026-12-01T23:00:00Z"), "Pacific/Auckland")).toBe(
     true,
   );
+});
+
+describeEachDatabase("true task counts", (getDb) => {
+  it("counts every task a filter matches, past the page a list stops at", async () => {
+    const db = getDb();
+    const user = await createTestUser(db, { timeZone: "Europe/London" });
+    const now = new Date("2026-12-14T09:00:00Z");
+    for (let index = 0; index < 61; index += 1) {
+      await createTask(db, { userId: user.id, title: `Task ${index + 1}`, dueDate: "2026-12-14" });
+    }
+    await createTask(db, { userId: user.id, title: "Tomorrow's", dueDate: "2026-12-15" });
+    const query = taskQuery("due_today", user.timeZone, now, 50);
+    expect(await listTasks(db, user.id, query)).toHaveLength(50);
+    expect(await countTasks(db, user.id, query)).toBe(61);
+    expect(await countTasks(db, user.id, taskQuery("overdue", user.timeZone, now))).toBe(0);
+  });
 });

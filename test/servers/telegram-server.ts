@@ -106,6 +106,8 @@ export interface BotPost {
   replyMarkup: ReplyMarkup | undefined;
   replyTo: number | undefined;
   edits: number;
+  /** Every text the message has shown, first to last (edits included): what the user may have read. */
+  history: string[];
   deleted: boolean;
 }
 
@@ -666,6 +668,7 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
         replyMarkup: markup,
         replyTo: replyTo?.message_id,
         edits: 0,
+        history: [parsed.text],
         deleted: false,
       });
       return message;
@@ -696,6 +699,7 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
         post.parseMode = typeof params.parse_mode === "string" ? params.parse_mode : undefined;
         post.replyMarkup = markup;
         post.edits += 1;
+        post.history.push(parsed.text);
       }
       return edited;
     },

@@ -107,6 +107,7 @@ function toJson(listing: RunListing) {
     deliveredAt: run.deliveredAt?.toISOString() ?? null,
     updatedAt: run.updatedAt.toISOString(),
     timings: run.timings,
+    grounding: run.grounding,
     deliveries: listing.deliveries.map((delivery) => ({
       ...delivery,
       sentAt: delivery.sentAt?.toISOString() ?? null,

@@ -4,6 +4,7 @@
  */
 import { DateTime } from "luxon";
 import type { SlotName } from "../domain.ts";
+import { COVERAGE, describeCoverage } from "./coverage.ts";
 
 export interface PromptUser {
   name: string;
@@ -57,6 +58,7 @@ const BRIEFING_RULES = [
   "Never assert facts you didn't learn from a tool result.",
   ...GROUNDING_RULES.slice(1),
   'When a result says its data could not be refreshed, say how old it is (e.g. "as of 06:12").',
+  'When a list shows only some of its items ("46 more tasks not shown"), say how many more there are (e.g. "and 46 more").',
 ];
 
 /** What the runner fetched before the model's first turn, and when the model should call more. */
@@ -67,7 +69,7 @@ Call a tool only for something they do not cover (${more}); otherwise write stra
 
 function compilationPrompt(): string {
   return `You are the user's personal assistant giving their full morning briefing.
-${receiptsFirst("tasks due today and overdue, today's calendar, the weather, news headlines and active projects", "notes, other days, a topic in the news")}
+${receiptsFirst(describeCoverage(COVERAGE.morning), "notes, other days, a topic in the news")}
 Weave what matters into a warm, natural-sounding summary.
 
 Rules:
@@ -84,7 +86,7 @@ function checkInPrompt(slot: SlotName, changesTool: string | undefined): string 
   shows no change.`
     : "- If nothing meaningful has changed, say so briefly — don't invent progress.";
   return `You are the user's personal assistant giving a brief ${slot} check-in.
-${receiptsFirst(`${changesTool ? "what changed since the morning, " : ""}today's open tasks and today's calendar`, "overdue or high-priority tasks, projects, notes, news")}
+${receiptsFirst(`${changesTool ? "what changed since the morning, " : ""}${describeCoverage(COVERAGE[slot])}`, "projects, notes, news, other days")}
 Focus on progress and what's still unaddressed.
 
 Rules:
@@ -99,7 +101,7 @@ function eveningPrompt(changesTool: string | undefined): string {
   and what changed since the morning.`
     : "";
   return `You are the user's personal assistant giving a short evening wrap-up.
-${receiptsFirst(`${changesTool ? "what changed since the morning, " : ""}today's open tasks and tomorrow's calendar`, "tasks completed today, projects, notes")}
+${receiptsFirst(`${changesTool ? "what changed since the morning, " : ""}${describeCoverage(COVERAGE.evening)}`, "projects, notes, news, other days")}
 Say what got done today, what is still open, and what tomorrow holds.
 
 Rules:

@@ -16,8 +16,9 @@ import { triggerInstruction } from "../briefing/slot-prompts.ts";
 import { type Budget, createBudget } from "../budget.ts";
 import type { CoreDeps } from "../deps.ts";
 import type { BriefingRun, GroundingVerdict, Receipt, User } from "../domain.ts";
+import { checkGrounding } from "../grounding/check.ts";
 import { groundAnswer } from "../grounding/gate.ts";
-import { localDate } from "../local-time.ts";
+import { gateOptions } from "../grounding/options.ts";
 import { messageLog } from "../message-log.ts";
 import { type ChatMessage, ModelError, withPreferredModel } from "../model.ts";
 import { chatToolSet, readOnlyChatToolSet } from "../tools/allowlists.ts";
@@ -28,8 +29,10 @@ import { addTrace, EMPTY_TRACE, type Trace } from "../trace.ts";
 import { asksForChange } from "./change-request.ts";
 import { chatSystemPrompt, correctionRequest, followUpSystemPrompt } from "./chat-prompt.ts";
 import { carriesOutsideText, receiptsOfMessages } from "./context-receipts.ts";
+import { groundedStream } from "./grounded-stream.ts";
 import { toChatMessages } from "./history.ts";
 import { plainAnswer } from "./plain-answer.ts";
+import { todayReceipts } from "./today-receipts.ts";
 import { offerUndo } from "./undo.ts";
 
 export const MAX_CHAT_TURNS = 6;
@@ -160,18 +163,27 @@ async function converse(
       return handle;
     },
   };
+  const earlier = [...frame.receipts, ...receiptsOfMessages(history)];
+  // With nothing looked at yet, today's receipts come first: a question about today is one request.
+  // A change request goes straight to the model: its context stays the user's own words.
+  const today =
+    earlier.length === 0 && !frame.followUp && !asksForChange(message)
+      ? await todayReceipts(deps, context, log)
+      : undefined;
   const messages: ChatMessage[] = [
     { role: "system", content: frame.system },
     ...frame.prefix,
     ...toChatMessages(history),
     { role: "user", content: message },
+    ...(today?.messages ?? []),
   ];
-  const earlier = [...frame.receipts, ...receiptsOfMessages(history)];
-  const outsideTextEarlier = earlier.some((receipt) => carriesOutsideText(deps.tools, receipt));
+  const outsideTextEarlier = [...earlier, ...(today?.recorded.receipts ?? [])].some((receipt) =>
+    carriesOutsideText(deps.tools, receipt),
+  );
   const unrequested = frame.followUp && !asksForChange(message);
   const budget = createBudget(deps.timer, config.chatDeadlineSeconds * 1000, "the chat answer");
 
-  let trace: Trace = EMPTY_TRACE;
+  let trace: Trace = today ? addTrace(EMPTY_TRACE, today.recorded) : EMPTY_TRACE;
   const outcomes: ToolOutcome[] = [];
   const record = async (step: Step) => {
     trace = addTrace(trace, await log.modelStep(step));
@@ -195,7 +207,14 @@ async function converse(
         outsideTextEarlier ||
         unrequested ||
         steps.some((step) => step.outcomes.some((outcome) => outcome.untrusted === true)),
-      ...(options.onToken ? { onToken: options.onToken } : {}),
+      // What streams is only what the gate backs so far: a lie never shows, even before the reply settles.
+      ...(options.onToken
+        ? {
+            onToken: groundedStream(options.onToken, (text) =>
+              checkGrounding(text, [...earlier, ...trace.receipts], gateOptions(user, deps.clock.now())),
+            ),
+          }
+        : {}),
     });
     if (loop.text === null) {
       deps.logger.warn({ userId: user.id, conversationId: conversation.id }, "chat hit the turn cap");
@@ -206,11 +225,7 @@ async function converse(
         draft,
         receipts: [...earlier, ...trace.receipts],
         subject: { text: "your answer", source: "this conversation" },
-        options: {
-          timeZone: user.timeZone,
-          localDate: localDate(deps.clock.now(), user.timeZone),
-          knownNames: [user.name],
-        },
+        options: gateOptions(user, deps.clock.now()),
         rewrite: async (description) => {
           const before = trace.receipts.length;
           const text = await correct(deps, { loop, draft, description, context, budget, record });

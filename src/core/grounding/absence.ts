@@ -41,6 +41,11 @@ const PARTIAL_BEFORE = /\b(?:other|more|further|additional|else|big|major|import
 const PARTIAL_AFTER =
   /^\s*(?:\S+\s+){0,3}?(?:until|till|before|after|between|except|besides|apart from|other than|but|beyond|left)\b/iu;
 
+/** What a source is called when it is said to be down: "the weather service", "your calendar sync". */
+const SOURCE = String.raw`(?:\s+(?:service|services|app|api|feed|feeds|provider|sync|syncing|connection|integration|server|servers|source|sources|data|info|information|report|details|lookup|look-up|update|updates|tool|list|lists))?`;
+/** Ways of saying it could not be had. */
+const DOWN = String.raw`(?:unavailable|not\s+available|missing|down|offline|unreachable|inaccessible|not\s+accessible|not\s+responding|unresponsive|not\s+working|broken|failing|failed|not\s+loading|timing\s+out|timed\s+out|having\s+(?:issues|trouble|problems)|out\s+of\s+(?:action|reach|service)|playing\s+up|acting\s+up|on\s+the\s+blink|not\s+coming\s+through|(?:(?:is|was|are|were|did|does|do|could|would|has|have|will)\s*(?:not|n['’]t)|won['’]t|can['’]t|cannot)\s+(?:be\s+)?(?:load|loaded|loading|come\s+through|coming\s+through|respond|responding|work|working|sync|synced|syncing|connect|connecting|update|updating|arrive|available|reached|fetched|retrieved|accessed|found))`;
+
 /** Words that make a claim about the data's availability rather than its contents. */
 const INFO = "information|info|data|details|access|report|list|view|visibility|insight";
 
@@ -61,10 +66,18 @@ const PATTERNS: Array<{ pattern: RegExp; claim: Absence["claim"]; family?: Famil
     ),
     claim: "unavailable",
   },
-  // "the weather is unavailable", "your calendar isn't available"
+  // "the weather is unavailable", "your calendar isn't available", "the weather service is down"
   {
     pattern: new RegExp(
-      String.raw`\b(?:${ANY_NOUN})\s+(?:(?:is|are|was|were|seems?|appears?)\s+)?(?:currently\s+|still\s+)?(?:unavailable|not available|missing|down|inaccessible|not accessible)\b`,
+      String.raw`\b(?:${ANY_NOUN})${SOURCE}\s+(?:(?:is|are|was|were|seems?|appears?|looks?|has\s+been|have\s+been|['’]s)\s+)?(?:to\s+be\s+)?(?:currently\s+|still\s+|temporarily\s+|completely\s+)?${DOWN}\b`,
+      "giu",
+    ),
+    claim: "unavailable",
+  },
+  // "I couldn't reach the weather service", "had trouble loading your calendar", "no weather data came through"
+  {
+    pattern: new RegExp(
+      String.raw`\b(?:couldn['’]t|could\s+not|can['’]t|cannot|unable\s+to|wasn['’]t\s+able\s+to|failed\s+to|had\s+(?:some\s+)?(?:trouble|problems|issues|difficulty)|there\s+(?:was|were)\s+(?:a\s+)?(?:problems?|issues?|errors?|trouble)|ran\s+into\s+(?:a\s+|an\s+|some\s+)?(?:problems?|issues?|errors?|trouble))\s+(?:with\s+|getting\s+|loading\s+|reaching\s+|fetching\s+|pulling\s+|connecting\s+to\s+|accessing\s+|reach\s+|connect\s+to\s+|sync\s+|load\s+|pull\s+|fetch\s+|get\s+|access\s+)?(?:in\s+|to\s+)?(?:the\s+|your\s+|today['’]s\s+|any\s+)?(?:\w+\s+){0,1}?(?:${ANY_NOUN})${SOURCE}\b|\bno\s+(?:${ANY_NOUN})${SOURCE}\s+(?:came\s+through|(?:is\s+|was\s+)?available|(?:could\s+be\s+)?(?:loaded|fetched|retrieved))\b|\bno\s+(?:${ANY_NOUN})\s+(?:service|data|info|information|feed|connection|sync|details)\b`,
       "giu",
     ),
     claim: "unavailable",

@@ -15,7 +15,7 @@ interface DateContext {
 }
 
 /** One date written in the prose and the calendar days it can mean; the first is the normalized one. */
-interface DateMention {
+export interface DateMention {
   start: number;
   end: number;
   text: string;
@@ -60,6 +60,11 @@ const FINDERS: { pattern: RegExp; read: (match: RegExpExecArray, context: DateCo
     read: (match, context) => [isoDate(context.today.plus({ days: match[0].length > 8 ? 2 : 1 }))],
   },
 ];
+
+/** Every date the sentence writes, with the days each can mean (the first is the likeliest). */
+export function readDates(sentence: string, localDate: string): DateMention[] {
+  return findDates(sentence, { today: DateTime.fromISO(localDate, { zone: "UTC" }) });
+}
 
 function findDates(sentence: string, context: DateContext): DateMention[] {
   const found: DateMention[] = [];

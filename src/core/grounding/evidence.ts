@@ -1,6 +1,7 @@
 import { DateTime } from "luxon";
 import type { Receipt } from "../domain.ts";
 import { coverageOf } from "./coverage.ts";
+import { collectFacts } from "./facts.ts";
 import { findTimes } from "./times.ts";
 import type { CountedList, Evidence, EvidenceText } from "./types.ts";
 import { allStems, tokenize } from "./words.ts";
@@ -20,22 +21,26 @@ interface Walk {
   fromArguments: boolean;
   receiptContext: Set<string>;
   toolName: string;
+  /** The `count` beside the list being walked: the true length of a list a receipt shortened. */
+  listCount?: number | undefined;
 }
 
 /**
  * Indexes every string and number of the receipts' results and arguments. Failed or refused calls
  * are left out: an error message is not data about the user's day.
  */
-export function collectEvidence(receipts: readonly Receipt[], zone: string): Evidence {
+export function collectEvidence(receipts: readonly Receipt[], zone: string, localDate?: string): Evidence {
   const texts: EvidenceText[] = [];
   const evidence: Evidence = {
     times: new Set(),
     dates: new Set(),
     numbers: [],
     namedCounts: [],
+    familyCounts: [],
     lists: [],
     texts,
     coverage: receipts.flatMap((receipt) => coverageOf(receipt) ?? []),
+    facts: collectFacts(receipts, zone, localDate ?? ""),
     mentions(phrase) {
       const wanted = tokenize(phrase).join(" ");
       return wanted.length > 0 && texts.some((text) => ` ${text.words} `.includes(` ${wanted} `));
@@ -65,14 +70,17 @@ function walk(value: unknown, key: string | null, state: Walk, depth: number): v
   if (typeof value === "number") {
     if (!Number.isFinite(value)) return;
     evidence.numbers.push(value);
-    if (key !== null && COUNT_KEY.test(key) && Number.isInteger(value)) evidence.namedCounts.push(value);
+    if (key !== null && COUNT_KEY.test(key) && Number.isInteger(value)) {
+      evidence.namedCounts.push(value);
+      evidence.familyCounts.push({ family: familyOf(state.toolName), value });
+    }
     return;
   }
   if (Array.isArray(value)) {
     if (!state.fromArguments) {
       evidence.lists.push({
         family: familyOf(key ?? state.toolName),
-        length: value.length,
+        length: state.listCount ?? value.length,
         context: state.receiptContext,
       });
     }
@@ -81,15 +89,18 @@ function walk(value: unknown, key: string | null, state: Walk, depth: number): v
   }
   if (value !== null && typeof value === "object") {
     const entries = Object.entries(value);
+    const count = (value as Record<string, unknown>).count;
+    const lists = entries.filter(([, field]) => Array.isArray(field)).length;
     const strings = entries.flatMap(([, field]) => (typeof field === "string" ? [field] : []));
     if (strings.length > 1 && !state.fromArguments) addText(evidence, strings.join(" · "));
     for (const [field, inner] of entries) {
       if (Array.isArray(inner) && !state.fromArguments) {
         const context = new Set(state.receiptContext);
         for (const text of strings) for (const word of tokenize(text)) context.add(word);
-        walk(inner, field, { ...state, receiptContext: context }, depth + 1);
+        const listCount = typeof count === "number" && lists === 1 ? count : undefined;
+        walk(inner, field, { ...state, receiptContext: context, listCount }, depth + 1);
       } else {
-        walk(inner, field, state, depth + 1);
+        walk(inner, field, { ...state, listCount: undefined }, depth + 1);
       }
     }
   }

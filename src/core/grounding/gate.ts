@@ -5,9 +5,9 @@
  * nothing backed is left, the caller's plain answer from the receipts. A rewrite must still name what the
  * draft rightly named: one that drops or denies it loses to the earlier draft.
  */
-import type { GroundingVerdict, Receipt } from "../domain.ts";
+import type { ClaimVerdict, GroundingVerdict, Receipt, SentenceVerdict } from "../domain.ts";
 import { checkGrounding } from "./check.ts";
-import { describeUnbacked, removeUnbackedSentences } from "./repair.ts";
+import { describeUnbacked, reason, removeUnbackedSentences } from "./repair.ts";
 import { splitSentences } from "./sentences.ts";
 import type { GroundingOptions, GroundingReport } from "./types.ts";
 import { allStems, contentWords, stemsMatch } from "./words.ts";
@@ -49,7 +49,11 @@ export async function groundAnswer(input: GateInput): Promise<GateResult> {
     return {
       kind: "backed",
       text: draft,
-      verdict: verdict(first, { action: "none", corrections: 0, removed: 0, unbacked: [] }),
+      verdict: verdict(
+        first,
+        { action: "none", corrections: 0, removed: 0, unbacked: [] },
+        { text: draft, receipts: input.receipts, delivered: draft },
+      ),
       receipts: input.receipts,
     };
   }
@@ -66,7 +70,11 @@ export async function groundAnswer(input: GateInput): Promise<GateResult> {
         return {
           kind: "backed",
           text: corrected,
-          verdict: verdict(second, { action: "corrected", corrections: 1, removed: 0, unbacked: caught }),
+          verdict: verdict(
+            second,
+            { action: "corrected", corrections: 1, removed: 0, unbacked: caught },
+            { text: corrected, receipts, delivered: corrected },
+          ),
           receipts,
         };
       }
@@ -75,12 +83,16 @@ export async function groundAnswer(input: GateInput): Promise<GateResult> {
         return {
           kind: "backed",
           text: trimmed,
-          verdict: verdict(second, {
-            action: "sentences_removed",
-            corrections: 1,
-            removed: removedCount(corrected, trimmed),
-            unbacked: unique([...caught, ...second.unbacked.map((claim) => claim.text)]),
-          }),
+          verdict: verdict(
+            second,
+            {
+              action: "sentences_removed",
+              corrections: 1,
+              removed: removedCount(corrected, trimmed),
+              unbacked: unique([...caught, ...second.unbacked.map((claim) => claim.text)]),
+            },
+            { text: corrected, receipts, delivered: trimmed },
+          ),
           receipts,
         };
       }
@@ -102,17 +114,25 @@ export async function groundAnswer(input: GateInput): Promise<GateResult> {
     return {
       kind: corrected ? "draft" : "backed",
       text: trimmedDraft,
-      verdict: verdict(recheck, {
-        ...figures,
-        action: corrected ? "draft_with_digest" : "sentences_removed",
-        removed: removedCount(draft, trimmedDraft),
-      }),
+      verdict: verdict(
+        recheck,
+        {
+          ...figures,
+          action: corrected ? "draft_with_digest" : "sentences_removed",
+          removed: removedCount(draft, trimmedDraft),
+        },
+        { text: draft, receipts, delivered: trimmedDraft },
+      ),
       receipts,
     };
   }
   return {
     kind: "unbacked",
-    verdict: verdict(recheck, { ...figures, action: "digest", removed: splitSentences(draft).length }),
+    verdict: verdict(
+      recheck,
+      { ...figures, action: "digest", removed: splitSentences(draft).length },
+      { text: draft, receipts, delivered: undefined },
+    ),
     receipts,
   };
 }
@@ -120,8 +140,13 @@ export async function groundAnswer(input: GateInput): Promise<GateResult> {
 function verdict(
   report: GroundingReport,
   fields: Pick<GroundingVerdict, "action" | "corrections" | "removed" | "unbacked">,
+  judged: { text: string; receipts: readonly Receipt[]; delivered: string | undefined },
 ): GroundingVerdict {
-  return { claimsChecked: report.claims.length, ...fields };
+  return {
+    claimsChecked: report.claims.length,
+    ...fields,
+    sentences: sentenceVerdicts(judged.text, report, judged.receipts, judged.delivered),
+  };
 }
 
 /** The text without its unbacked sentences, when that leaves something fully backed; else "". */
@@ -160,4 +185,40 @@ function removedCount(before: string, after: string): number {
 
 function unique(values: string[]): string[] {
   return [...new Set(values)];
+}
+
+/** Each sentence of the judged text with its claims: the receipt behind each, or why it is unbacked. */
+function sentenceVerdicts(
+  text: string,
+  report: GroundingReport,
+  receipts: readonly Receipt[],
+  delivered: string | undefined,
+): SentenceVerdict[] {
+  const tools = new Map(receipts.map((receipt) => [receipt.id, receipt.toolName]));
+  const unbacked = new Set(report.unbacked);
+  const kept = new Set(delivered === undefined ? [] : splitSentences(delivered));
+  return splitSentences(text).map((sentence, index) => ({
+    text: sentence,
+    kept: kept.has(sentence),
+    claims: report.claims
+      .filter((claim) => claim.sentenceIndex === index)
+      .map((claim): ClaimVerdict => {
+        if (unbacked.has(claim)) {
+          return {
+            kind: claim.kind,
+            text: claim.text,
+            backed: false,
+            reason: report.reasons?.get(claim) ?? reason(claim),
+          };
+        }
+        const id = report.backing?.get(claim);
+        const tool = id === undefined ? undefined : tools.get(id);
+        return {
+          kind: claim.kind,
+          text: claim.text,
+          backed: true,
+          ...(id !== undefined && tool !== undefined ? { receipt: { id, tool } } : {}),
+        };
+      }),
+  }));
 }

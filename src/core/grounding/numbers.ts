@@ -153,8 +153,14 @@ function temperature(text: string, start: number, numberText?: string): FoundCla
 }
 
 function countBacked(evidence: Evidence, value: number, noun: string, qualifiers: string[]): boolean {
-  if (evidence.namedCounts.includes(value)) return true;
   const family = COUNT_NOUNS[noun] ?? null;
+  if (
+    evidence.familyCounts.some(
+      (count) =>
+        count.value === value && (family === null || count.family === null || count.family === family),
+    )
+  )
+    return true;
   let lists = family === null ? evidence.lists : evidence.lists.filter((list) => list.family === family);
   if (lists.length === 0) lists = evidence.lists;
   const qualified = lists.filter((list) => qualifiers.some((word) => list.context.has(word)));

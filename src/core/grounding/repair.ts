@@ -41,13 +41,14 @@ export function describeUnbacked(
     const key = `${claim.kind}:${claim.normalized}:${claim.text.toLowerCase()}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    lines.push(`"${claim.text}" (${reason(claim)})`);
+    lines.push(`"${claim.text}" (${report.reasons?.get(claim) ?? reason(claim)})`);
   }
   if (lines.length === 0) return "";
   return `These claims have no receipt from ${subject.source}: ${lines.join("; ")}. Rewrite ${subject.text} without them; say plainly when something is empty.`;
 }
 
-function reason(claim: Claim): string {
+/** The generic reason a claim of this kind is unbacked, when its finder gave none of its own. */
+export function reason(claim: Claim): string {
   switch (claim.kind) {
     case "time":
       return `no event or task at ${claim.normalized}`;
@@ -61,6 +62,18 @@ function reason(claim: Claim): string {
       return "no task, event, project or headline by that name";
     case "absence":
       return absenceReason(claim.normalized);
+    case "day":
+      return "the receipts give that item another day";
+    case "state":
+      return "the receipts show that item otherwise";
+    case "weather":
+      return "the forecast for that day says otherwise";
+    case "quantity":
+      return "the receipts' lists say otherwise";
+    case "name":
+      return "no receipt holds that name";
+    case "happening":
+      return "no receipt reports that this happened";
   }
 }
 

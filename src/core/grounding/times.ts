@@ -1,3 +1,5 @@
+import { mentionedItems, nearestItems } from "./binding.ts";
+import type { ItemFact } from "./facts.ts";
 import type { Mask } from "./mask.ts";
 import type { Evidence, FoundClaim } from "./types.ts";
 import { CLOCK_WORD_PATTERN, clockHour } from "./words.ts";
@@ -8,12 +10,14 @@ export interface TimeMention {
   end: number;
   text: string;
   readings: string[];
+  /** A bare hour that only its range makes a time ("from 2 to 3"): in a weather sentence it is a temperature. */
+  bare?: boolean;
 }
 
 const MERIDIEM = String.raw`(?:\s*([ap])(?:\.m\.|\.?\s?m\b))`;
 const CUE = `(?:at|from|until|till|til|by|before|after|around|about|between|to|and|or|starts?|ends?)`;
 
-const PATTERNS: { pattern: RegExp; read: (match: RegExpExecArray) => string[] | null }[] = [
+const PATTERNS: { pattern: RegExp; read: (match: RegExpExecArray) => string[] | null; bare?: boolean }[] = [
   {
     // "10:30", "10:30 AM", "2:30 pm", "09:30:00"
     pattern: new RegExp(String.raw`(?<![\d:.])(\d{1,2}):([0-5]\d)(?::[0-5]\d)?(?![\d:])${MERIDIEM}?`, "giu"),
@@ -61,18 +65,67 @@ const PATTERNS: { pattern: RegExp; read: (match: RegExpExecArray) => string[] | 
       return hour === null ? null : readings(hour, 0, undefined);
     },
   },
+  {
+    // "from 11 to noon", "11–12:30", "between 2 and 3pm": bare hours that a range makes times.
+    pattern: new RegExp(
+      String.raw`(?<![\d:.])\b(?:(?<=\b(?:from|between|runs|run|running|is|at)\s+))(\d{1,2}|${CLOCK_WORD_PATTERN})(?=\s*(?:-|–|—|to|until|till|and)\s*(?:\d{1,2}(?::[0-5]\d)?(?:\s*[ap]\.?m\.?)?|noon|midday|${CLOCK_WORD_PATTERN})\b(?![:.]?\d)(?!\s*(?:°|º|degrees?|%|percent|C\b|F\b)))`,
+      "giu",
+    ),
+    read: (match) => {
+      const hour = clockHour(match[1] ?? "") ?? (Number(match[1]) <= 23 ? Number(match[1]) : null);
+      return hour === null ? null : readings(hour, 0, undefined);
+    },
+    bare: true,
+  },
+  {
+    // the other end of such a range: "from 2 to 3", "from nine to eleven"
+    pattern: new RegExp(
+      String.raw`(?<=\b(?:from|between|runs|run|running|is|at)\s+(?:\d{1,2}(?::[0-5]\d)?|${CLOCK_WORD_PATTERN})\s*(?:-|–|—|to|until|till|and)\s*)(\d{1,2}|${CLOCK_WORD_PATTERN})\b(?![:.]\d|\s*(?:°|º|degrees?|%|percent|[ap]\.?m\b|C\b|F\b))`,
+      "giu",
+    ),
+    read: (match) => {
+      const hour = clockHour(match[1] ?? "") ?? (Number(match[1]) <= 23 ? Number(match[1]) : null);
+      return hour === null ? null : readings(hour, 0, undefined);
+    },
+    bare: true,
+  },
+  {
+    // "at eleven", "until two", "by ten": an hour in words after a time word.
+    pattern: new RegExp(
+      String.raw`(?<=\b(?:at|until|till|by|before|after|from|to|around|about)\s+)(${CLOCK_WORD_PATTERN.replace("|\\d{1,2}", "")})(?:[\s-]+(thirty|fifteen|forty-five))?\b(?!\s+(?:of|minutes?|hours?|days?|weeks?|people|tasks?|events?|meetings?|items?|more|others?|things?|point|stage|go|end|side|another|way|place|time|of\s+them))`,
+      "giu",
+    ),
+    read: (match) => {
+      const hour = clockHour(match[1] ?? "");
+      const minutes = { thirty: 30, fifteen: 15, "forty-five": 45 }[(match[2] ?? "").toLowerCase()] ?? 0;
+      return hour === null ? null : readings(hour, minutes, undefined);
+    },
+  },
+  {
+    // "half ten" (British for 10:30)
+    pattern: new RegExp(String.raw`\bhalf\s+(${CLOCK_WORD_PATTERN})\b(?!\s+(?:hours?|days?|an?))`, "giu"),
+    read: (match) => {
+      const hour = clockHour(match[1] ?? "");
+      return hour === null ? null : readings(hour, 30, undefined);
+    },
+  },
+  {
+    // "noon", "midnight" wherever they stand, but not "the midday check-in", which names a briefing slot.
+    pattern: /\b(noon|midnight)\b(?!\s*-?\s*(?:check|briefing|update|slot|summary|report|digest))/giu,
+    read: (match) => (match[1]?.toLowerCase() === "midnight" ? ["00:00", "23:59"] : ["12:00"]),
+  },
 ];
 
 /** All clock times in a text, earliest first, never two over the same characters. */
 export function findTimes(text: string): TimeMention[] {
   const found: TimeMention[] = [];
-  for (const { pattern, read } of PATTERNS) {
+  for (const { pattern, read, bare } of PATTERNS) {
     for (const match of text.matchAll(pattern)) {
       const values = read(match as RegExpExecArray);
       const start = match.index ?? 0;
       const end = start + match[0].length;
       if (values === null || found.some((other) => other.start < end && start < other.end)) continue;
-      found.push({ start, end, text: match[0].trim(), readings: values });
+      found.push({ start, end, text: match[0].trim(), readings: values, ...(bare ? { bare } : {}) });
     }
   }
   return found.sort((a, b) => a.start - b.start);
@@ -102,22 +155,60 @@ const EVENT_NOUNS =
  * Time claims of one sentence. A bare "at 10" only counts beside an event noun ("a call at 10"),
  * because "peaking at 16" is a temperature.
  */
-export function findTimeClaims(sentence: string, mask: Mask): FoundClaim[] {
+export function findTimeClaims(sentence: string, mask: Mask, evidence?: Evidence): FoundClaim[] {
   const claims: FoundClaim[] = [];
+  const weather = WEATHER_HINT.test(sentence);
+  const mentions = evidence ? mentionedItems(sentence, evidence.facts) : [];
   const add = (mention: TimeMention): void => {
+    if (mention.bare && weather && !EVENT_NOUNS.test(sentence)) return;
     if (!mask.take(mention.start, mention.end)) return;
     const accepted = mention.readings;
+    // "The standup starts at half past ten": a time said of a named item must be one of that item's.
+    const before = sentence.slice(Math.max(0, mention.start - 40), mention.start);
+    const end = sentence.slice(0, mention.start);
+    const which: Which = /\b(?:starts?|starting|begins?|beginning|kicks?\s+off|from)\s+(?:at\s+)?$/iu.test(
+      end,
+    )
+      ? "start"
+      : /\b(?:ends?|ending|finish(?:es)?|finishing|wraps?\s+up|wrapping\s+up|until|till|over\s+by|done\s+by|runs\s+until)\s+(?:at\s+|by\s+)?$/iu.test(
+            end,
+          )
+        ? "end"
+        : "any";
+    // A moved event's old time is its time only where the sentence speaks of the move ("moved from 11").
+    const moved =
+      /\b(?:from|was|were|originally|previously|had\s+been|moved|rescheduled|earlier|used\s+to)\b/iu.test(
+        before,
+      );
+    const timesOf = (item: ItemFact) => itemTimes(item, which, moved);
+    const bound = nearestItems(
+      mentions,
+      sentence,
+      mention.start,
+      mention.end,
+      (item) => itemTimes(item, "any", true).length > 0,
+    );
+    const own = bound.flatMap((found) => timesOf(found.item));
     claims.push({
       kind: "time",
       text: mention.text,
       normalized: accepted[0] ?? "",
       start: mention.start,
       end: mention.end,
-      isBacked: (evidence: Evidence) => accepted.some((reading) => evidence.times.has(reading)),
+      isBacked: (found: Evidence) =>
+        own.length > 0
+          ? accepted.some((reading) => own.includes(reading))
+          : accepted.some((reading) => found.times.has(reading)),
+      ...(own.length > 0
+        ? {
+            reason: () => `"${bound[0]?.item.title ?? ""}" is at ${[...new Set(own)].join(", ")}`,
+            backedBy: bound.find((found) => timesOf(found.item).some((time) => accepted.includes(time)))?.item
+              .receiptId,
+          }
+        : {}),
     });
   };
   for (const mention of findTimes(sentence)) add(mention);
-  const weather = WEATHER_HINT.test(sentence);
   // With its unit written elsewhere ("16 degrees at 3"), a bare "at 3" in a weather sentence is an hour.
   const unitWritten = /°|\bdegrees?\b/iu.test(sentence);
   const eventful = EVENT_NOUNS.test(sentence);
@@ -140,3 +231,18 @@ const BARE_HOUR =
 
 // "peaking at 16" is a temperature: leave bare hours of weather sentences to the number finder.
 const WEATHER_HINT = /°|\bdegrees?\b|\b(?:highs?|lows?|peak\w*|temperatures?|temps?|forecast|weather)\b/iu;
+
+/** Which of an item's times a sentence speaks of: "starts at" its start, "ends at" its end, else either. */
+type Which = "start" | "end" | "any";
+
+/** The clock times an item holds: its start and end, a moved event's old start, a task's due time. */
+function itemTimes(item: ItemFact, which: Which, moved: boolean): string[] {
+  const old = moved ? item.movedFrom?.slice(11, 16) : undefined;
+  const times =
+    which === "start"
+      ? [item.start, old]
+      : which === "end"
+        ? [item.end ?? item.start, old]
+        : [item.start, item.end, old];
+  return times.filter((time): time is string => !!time && /^\d{2}:\d{2}$/.test(time));
+}

@@ -1,10 +1,29 @@
 import type { Coverage } from "./coverage.ts";
+import type { Facts } from "./facts.ts";
 
 /**
  * What a claim asserts: a clock time, a calendar date, a temperature, another number, a named thing, or
  * that some kind of data is empty or unavailable.
  */
-export type ClaimKind = "time" | "date" | "number" | "temperature" | "item" | "absence";
+export type ClaimKind =
+  | "time"
+  | "date"
+  | "number"
+  | "temperature"
+  | "item"
+  | "absence"
+  /** A day (or part of a day) said of a named item: "the standup is tomorrow", "due yesterday". */
+  | "day"
+  /** A state said of a named item: done, cancelled, moved, overdue, still open. */
+  | "state"
+  /** A weather condition, feel or wind for the day spoken of: "rain this afternoon", "a sunny day". */
+  | "weather"
+  /** A quantifier or free time over a list: "your only meeting", "free all afternoon", "and 46 more". */
+  | "quantity"
+  /** A capitalised name or a place no receipt, profile or known name holds. */
+  | "name"
+  /** Something said to have happened: "the plumber emailed you yesterday". */
+  | "happening";
 
 /** One checkable assertion found in briefing prose. */
 export interface Claim {
@@ -25,6 +44,10 @@ export interface Claim {
 export interface GroundingReport {
   claims: Claim[];
   unbacked: Claim[];
+  /** Why each unbacked claim is unbacked, in words a person reads ("the standup is today, not tomorrow"). */
+  reasons?: Map<Claim, string>;
+  /** For backed claims: the receipt that backs them, when one receipt alone does. */
+  backing?: Map<Claim, number>;
 }
 
 export interface GroundingOptions {
@@ -34,6 +57,10 @@ export interface GroundingOptions {
   localDate: string;
   /** Names that are never item claims, e.g. the user's and the bot's own names used in a greeting. */
   knownNames?: string[];
+  /** The user's profile: the names and places in it are theirs to mention ("lunch with Sam, my partner"). */
+  profile?: string;
+  /** The user's local time "HH:MM" when the text was written: "free until 3" speaks from now. */
+  localTime?: string;
 }
 
 /** A claim while it is being found: where it sits in its sentence and how to test it against evidence. */
@@ -44,6 +71,10 @@ export interface FoundClaim {
   start: number;
   end: number;
   isBacked: (evidence: Evidence) => boolean;
+  /** The receipt that backs it, when the claim is judged against one item rather than the evidence at large. */
+  backedBy?: number | undefined;
+  /** Why it is unbacked, when the kind's own words say more than the generic reason. */
+  reason?: (evidence: Evidence) => string;
 }
 
 /** A list some receipt returned, for checking counts like "two overdue tasks". */
@@ -70,10 +101,14 @@ export interface Evidence {
   numbers: number[];
   /** Numbers under count-like keys ("overdueCount", "total", "completed"). */
   namedCounts: number[];
+  /** The same, with the family of the tool that gave each: "three meetings" needs an events count of 3. */
+  familyCounts: { family: CountedList["family"]; value: number }[];
   lists: CountedList[];
   texts: EvidenceText[];
   /** Per receipt, what it says about its kind of data (errored receipts included). */
   coverage: Coverage[];
+  /** The receipts read as facts about items and forecast days. */
+  facts: Facts;
   /** True when the phrase appears word for word (case-insensitive) in some result string. */
   mentions(phrase: string): boolean;
 }

@@ -9,12 +9,8 @@ import { clip, compact, cutList } from "./format.ts";
 import { staleSourcesNote } from "./freshness.ts";
 import { clockTime, idArgument, isoDate } from "./schemas.ts";
 
-/**
- * A busy day is listed whole (a 30-event day fits, and every event a briefing names can be found in its
- * receipts); a range of several days is cut sooner, to keep the prompt inside num_ctx.
- */
-const MAX_EVENTS_PER_DAY = 32;
-const MAX_EVENTS = 25;
+/** The stored receipt's bound: a calendar that lists more than this in a range is not a calendar people read. */
+const MAX_STORED_EVENTS = 500;
 
 const RANGE_MEANING = { today: "today", tomorrow: "tomorrow", upcoming: "in the coming days" } as const;
 
@@ -45,8 +41,8 @@ export const listEventsTool = defineTool({
       ),
       staleSourcesNote(context, "calendar"),
     ]);
-    // A bounded receipt keeps the prompt inside num_ctx; the note keeps the model from calling it complete.
-    const { shown, more } = cutList(found, range === "upcoming" ? MAX_EVENTS : MAX_EVENTS_PER_DAY, "events");
+    // The receipt keeps every event; the model's view of it is bounded (model-view.ts) to fit num_ctx.
+    const { shown, more } = cutList(found, MAX_STORED_EVENTS, "events");
     return {
       range,
       ...(range === "upcoming" ? { days: days ?? 7 } : {}),

@@ -5,11 +5,14 @@ import { NotFoundError } from "../errors.ts";
 import { FIELD_LIMITS } from "../field-limits.ts";
 import { taskQuery } from "../tasks.ts";
 import { defineTool, mutation, type ToolContext, type UndoTaskFields } from "./define-tool.ts";
-import { cutList, taskView } from "./format.ts";
+import { taskView } from "./format.ts";
 import { clockTime, idArgument, isoDate } from "./schemas.ts";
 
-/** Bounds the receipt (and so the prompt) for people with very many tasks. */
-const MAX_TASKS = 15;
+/**
+ * The receipt keeps every task (up to this many, the store's page) and the true count; the model is handed a
+ * shorter view of it (model-view.ts), marked as such.
+ */
+const STORED_TASKS = 500;
 
 const FILTER_MEANING: Record<(typeof TASK_FILTERS)[number], string> = {
   due_today: "open tasks due today",
@@ -29,17 +32,18 @@ export const listTasksTool = defineTool({
     filter: z.enum(TASK_FILTERS).default("open").describe("Which tasks to list"),
   }),
   async handler({ filter }, context) {
-    const query = taskQuery(filter, context.user.timeZone, context.clock.now());
+    const query = taskQuery(filter, context.user.timeZone, context.clock.now(), STORED_TASKS);
     const found = await context.records.listTasks(context.user.id, query);
+    const count =
+      found.length < STORED_TASKS ? found.length : await context.records.countTasks(context.user.id, query);
     const names = await projectNames(context);
-    const { shown, more } = cutList(found, MAX_TASKS, "tasks");
     return {
       filter,
       today: query.today,
-      count: found.length,
-      tasks: shown.map((task) => taskView(task, names)),
-      ...(found.length === 0 ? { note: `No ${FILTER_MEANING[filter]}.` } : {}),
-      ...(more ? { note: more } : {}),
+      count,
+      tasks: found.map((task) => taskView(task, names)),
+      ...(count === 0 ? { note: `No ${FILTER_MEANING[filter]}.` } : {}),
+      ...(count > found.length ? { note: `${count - found.length} more tasks not listed.` } : {}),
     };
   },
 });

@@ -19,6 +19,7 @@ import {
 import type { ToolContext } from "./define-tool.ts";
 import { dispatchTurn, resultContent, type ToolOutcome } from "./dispatch.ts";
 import { cleanModelReply } from "./limits.ts";
+import { modelView } from "./model-view.ts";
 import type { ToolSet } from "./registry.ts";
 
 /** One model request and what came of it. */
@@ -137,7 +138,8 @@ export function stepMessages(step: Pick<Step, "result" | "calls" | "outcomes">):
 export function toolMessage(outcome: ToolOutcome): ChatMessage {
   return {
     role: "tool",
-    content: resultContent(outcome),
+    // The model gets a shortened view of a long list; the stored receipt keeps every item.
+    content: resultContent({ result: modelView(outcome.result) }),
     tool_name: outcome.name,
     ...(outcome.callId ? { tool_call_id: outcome.callId } : {}),
   };

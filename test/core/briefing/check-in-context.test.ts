@@ -17,8 +17,12 @@ const MIDDAY = "2025-06-02T11:30:00Z";
 /** A check-in's coverage, which the runner makes before the model speaks. */
 const MIDDAY_COVERAGE = [
   ["list_tasks", { filter: "due_today" }],
+  ["list_tasks", { filter: "overdue" }],
+  ["list_tasks", { filter: "high_priority" }],
   ["list_events", { range: "today" }],
+  ["get_weather", {}],
 ];
+const MIDDAY_TOOLS = MIDDAY_COVERAGE.map(([name]) => name);
 
 describeEachDatabase("check-ins know the morning", (getDb) => {
   /** A user whose morning briefing saw "Renew passport" open; it is completed at 09:00. */
@@ -61,8 +65,7 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
       "user",
       "assistant",
       "tool",
-      "tool",
-      "tool",
+      ...MIDDAY_TOOLS.map(() => "tool"),
     ]);
     expect(String(first?.messages[0]?.content)).toContain(
       `The ${CHANGES_SINCE_MORNING_TOOL} result above was computed from the user's data`,
@@ -70,7 +73,7 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
     const turn = first?.messages[2];
     expect(
       turn?.role === "assistant" ? turn.tool_calls?.map((toolCall) => toolCall.function.name) : [],
-    ).toEqual([CHANGES_SINCE_MORNING_TOOL, "list_tasks", "list_events"]);
+    ).toEqual([CHANGES_SINCE_MORNING_TOOL, ...MIDDAY_TOOLS]);
     const seeded = first?.messages[3];
     expect(seeded).toMatchObject({ role: "tool", tool_name: CHANGES_SINCE_MORNING_TOOL });
     expect(String(seeded?.content)).toContain('"tasksCompleted":[{');
@@ -81,8 +84,7 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
     const receipts = await listRunReceipts(db, outcome.runId);
     expect(receipts.map((receipt) => receipt.toolName)).toEqual([
       CHANGES_SINCE_MORNING_TOOL,
-      "list_tasks",
-      "list_events",
+      ...MIDDAY_TOOLS,
     ]);
     expect(receipts[0]?.arguments).toEqual({ local_date: TODAY });
     expect(receipts[0]?.at.toISOString()).toBe(new Date(MIDDAY).toISOString());
@@ -94,7 +96,7 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
     expect(stored[0]).toMatchObject({ role: "assistant", metadata: { kind: "tool_calls", by: "runner" } });
     expect(stored[1]).toMatchObject({ role: "tool", toolName: CHANGES_SINCE_MORNING_TOOL });
     expect(stored[1]?.toolCallId).toBe(stored[0]?.toolCalls?.[0]?.id);
-    expect(stored.slice(1, 4).map((message) => message.toolCallId)).toEqual(
+    expect(stored.slice(1, 2 + MIDDAY_TOOLS.length).map((message) => message.toolCallId)).toEqual(
       stored[0]?.toolCalls?.map((toolCall) => toolCall.id),
     );
 
@@ -102,7 +104,10 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
     expect(outcome.prose).toContain("Renew passport");
     expect(outcome.grounding).toMatchObject({ unbacked: [], action: "none" });
     expect(outcome.receipts[0]?.toolName).toBe(CHANGES_SINCE_MORNING_TOOL);
-    expect(await getRun(db, outcome.runId)).toMatchObject({ state: "generated", toolCalls: 3 });
+    expect(await getRun(db, outcome.runId)).toMatchObject({
+      state: "generated",
+      toolCalls: 1 + MIDDAY_TOOLS.length,
+    });
   });
 
   it("does not ask for changes in a morning briefing", async () => {
@@ -141,14 +146,13 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
       },
     ]);
     expect(outcome.mode).toBe("agentic");
-    expect(outcome.receipts.map((receipt) => receipt.toolName)).toEqual(["list_tasks", "list_events"]);
+    expect(outcome.receipts.map((receipt) => receipt.toolName)).toEqual(MIDDAY_TOOLS);
     const first = model.requests[0];
     expect(first?.messages.map((message) => message.role)).toEqual([
       "system",
       "user",
       "assistant",
-      "tool",
-      "tool",
+      ...MIDDAY_TOOLS.map(() => "tool"),
     ]);
     expect(String(first?.messages[0]?.content)).toContain(
       "If nothing meaningful has changed, say so briefly",

@@ -85,7 +85,8 @@ describeEachDatabase("briefings over the Ollama HTTP API", (getDb) => {
     expect(toolMessages.map((message) => [message.tool_name, message.tool_call_id])).toEqual(
       wireCalls.map((toolCall) => [toolCall.function.name, toolCall.id]),
     );
-    expect(String(toolMessages[2]?.content)).toContain('"start":"09:00"');
+    const calendar = MORNING_COVERAGE.findIndex(([name]) => name === "list_events");
+    expect(String(toolMessages[calendar]?.content)).toContain('"start":"09:00"');
     // The trigger was sent, but nobody stored it as if the user had said it.
     expect(request?.messages[1]).toMatchObject({ role: "user", content: "Generate the morning briefing." });
 
@@ -194,6 +195,7 @@ describeEachDatabase("briefings over the Ollama HTTP API", (getDb) => {
     });
     server.setModel("busy-7b", { reply: oneCallPerTurn(WANTED, "Good morning. A busy day.") });
     const { assistant } = testCore(db, modelClientFor(server.url, "busy-7b"));
+    const requestsBefore = server.chatRequests("busy-7b").length;
     const outcome = await assistant.brief(user.id, { slot: "morning" });
 
     expect(outcome.mode).toBe("agentic");
@@ -206,9 +208,22 @@ describeEachDatabase("briefings over the Ollama HTTP API", (getDb) => {
         (receipt) =>
           receipt.toolName === name && (filter === undefined || receipt.arguments.filter === filter),
       )?.result as Record<string, unknown>;
-    expect(byTool("list_tasks", "overdue")).toMatchObject({ count: 45, note: "30 more tasks not shown." });
-    expect((byTool("list_tasks", "overdue").tasks as unknown[]).length).toBe(15);
-    expect(byTool("list_events")).toMatchObject({ count: 55, note: "23 more events not shown." });
+    // The stored receipts keep every task and event, with the true count…
+    expect(byTool("list_tasks", "overdue")).toMatchObject({ count: 45 });
+    expect((byTool("list_tasks", "overdue").tasks as unknown[]).length).toBe(45);
+    expect(byTool("list_events")).toMatchObject({ count: 55 });
+    expect((byTool("list_events").events as unknown[]).length).toBe(55);
+    // …while the model is handed a shortened view of each long list, marked as such.
+    const sent = (server.chatRequests("busy-7b")[requestsBefore]?.messages ?? [])
+      .filter((message) => message.role === "tool")
+      .map((message) => JSON.parse(String(message.content)) as Record<string, unknown>);
+    const overdueSent = sent.find((result) => result.filter === "overdue");
+    expect(overdueSent).toMatchObject({ count: 45, shown: 15 });
+    expect(overdueSent?.tasks).toHaveLength(15);
+    expect(String(overdueSent?.note)).toContain("30 more tasks not shown");
+    const eventsSent = sent.find((result) => Array.isArray(result.events));
+    expect(eventsSent).toMatchObject({ count: 55, shown: 32 });
+    expect(String(eventsSent?.note)).toContain("23 more events not shown");
     expect(byTool("list_projects")).toMatchObject({ count: 35, note: "20 more projects not shown." });
     expect((byTool("get_rss_items").items as unknown[]).length).toBe(8);
   });

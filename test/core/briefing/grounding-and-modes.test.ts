@@ -121,7 +121,6 @@ describeEachDatabase("grounding, legacy and fallbacks", (getDb) => {
     const receipts = await listRunReceipts(db, outcome.runId);
     expect(receipts.map((receipt) => [receipt.toolName, receipt.arguments])).toEqual([
       ...MORNING_COVERAGE,
-      ["list_tasks", { filter: "high_priority" }],
       ["list_notes", { recent_days: 1 }],
     ]);
     expect((await getRun(db, outcome.runId))?.reason).toBe("briefing_mode is legacy");

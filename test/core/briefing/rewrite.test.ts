@@ -51,7 +51,7 @@ describeEachDatabase("the runner's rewrite", (getDb) => {
     const run = await getRun(db, outcome.runId);
     expect(run?.grounding).toMatchObject({ action: "draft_with_digest", corrections: 1, removed: 1 });
     expect(run?.grounding?.unbacked).toEqual(
-      // (The evening looks at no weather, so "no weather report" is true there; the rewrite loses on the rest.)
+      // The rewrite loses on these, whatever it says of the weather.
       expect.arrayContaining([
         "Priya",
         "16:45",
@@ -63,26 +63,30 @@ describeEachDatabase("the runner's rewrite", (getDb) => {
 
   it("lets the corrective turn look something up, storing its call as a receipt of the run", async () => {
     const { db, user, model, assistant } = await eveningUser();
+    // The evening's coverage has no high-priority list, so "none" about it has no receipt until the rewrite looks.
     model.script(
-      { content: '"Renew passport" is still due today at 14:30. Nothing is overdue.' },
-      { toolCalls: [call("list_tasks", { filter: "overdue" })] },
-      { content: '"Renew passport" is still due today at 14:30, and "File expenses" is overdue.' },
+      { content: '"Renew passport" is still due today at 14:30. You have no high-priority tasks.' },
+      { toolCalls: [call("list_tasks", { filter: "high_priority" })] },
+      { content: '"Renew passport" is still due today at 14:30, and it is your one high-priority task.' },
     );
     const outcome = await assistant.brief(user.id, { slot: "evening" });
 
     expect(outcome.prose).toBe(
-      '"Renew passport" is still due today at 14:30, and "File expenses" is overdue.',
+      '"Renew passport" is still due today at 14:30, and it is your one high-priority task.',
     );
-    expect(outcome.grounding).toMatchObject({ action: "corrected", unbacked: ["Nothing is overdue"] });
+    expect(outcome.grounding).toMatchObject({ action: "corrected", unbacked: ["no high-priority tasks"] });
     const receipts = await listRunReceipts(db, outcome.runId);
     expect(
       receipts.map((receipt) => [receipt.toolName, receipt.arguments.filter ?? receipt.arguments.range]),
     ).toEqual([
       [CHANGES_SINCE_MORNING_TOOL, undefined],
+      ["list_tasks", "completed_recently"],
       ["list_tasks", "due_today"],
-      ["list_events", "tomorrow"],
       ["list_tasks", "overdue"],
+      ["list_events", "tomorrow"],
+      ["get_weather", undefined],
+      ["list_tasks", "high_priority"],
     ]);
-    expect(outcome.statusRow).toBe("✓ checked calendar · ✓ looked at tasks");
+    expect(outcome.statusRow).toBe("✓ checked calendar · ✓ looked at tasks · ✓ pulled weather");
   });
 });

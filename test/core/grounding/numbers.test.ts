@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { checkGrounding } from "../../../src/core/grounding/index.ts";
-import { headlines, LONDON, receipt, tasks, verdicts, weather } from "./receipts.ts";
+import { firstKindClaims, headlines, LONDON, receipt, tasks, verdicts, weather } from "./receipts.ts";
 
 const overdueTwo = tasks("overdue", [{ title: "Renew passport" }, { title: "Call the plumber" }]);
 const overdueThree = tasks("overdue", [
@@ -68,8 +68,14 @@ describe("temperatures", () => {
 describe("percentages and numbers", () => {
   it("backs a rain chance the forecast gives and flags one it does not", () => {
     const report = checkGrounding("A 20% chance of rain. Maybe 60 percent later.", [weather()], LONDON);
+    // A rain chance is a weather claim, checked against the day's forecast; a bare percentage is a number.
     expect(report.claims).toEqual([
-      { kind: "number", text: "20%", sentenceIndex: 0, normalized: "20%" },
+      {
+        kind: "weather",
+        text: "20% chance of rain",
+        sentenceIndex: 0,
+        normalized: "rain_chance:20@2026-12-01",
+      },
       { kind: "number", text: "60 percent", sentenceIndex: 1, normalized: "60%" },
     ]);
     expect(report.unbacked.map((claim) => claim.text)).toEqual(["60 percent"]);
@@ -86,14 +92,14 @@ describe("percentages and numbers", () => {
       [tasks("due_today", [{ title: "Fix briefing hallucinations" }])],
       LONDON,
     );
-    expect(report.claims).toEqual([]);
+    expect(firstKindClaims(report)).toEqual([]);
   });
 });
 
 describe("counts", () => {
   it("backs two overdue tasks when the overdue list has two", () => {
     const report = checkGrounding("You have two overdue tasks.", [overdueTwo], LONDON);
-    expect(report.claims).toEqual([
+    expect(firstKindClaims(report)).toEqual([
       { kind: "number", text: "two overdue tasks", sentenceIndex: 0, normalized: "2" },
     ]);
     expect(report.unbacked).toEqual([]);

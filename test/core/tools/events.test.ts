@@ -1,9 +1,11 @@
 import { expect, it } from "vitest";
 import { createEvent, getEvent } from "../../../db/queries/events.ts";
+import { createTask } from "../../../db/queries/tasks.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
 import { chatToolSet } from "../../../src/core/tools/allowlists.ts";
 import { createDefaultToolRegistry } from "../../../src/core/tools/catalog.ts";
 import { dispatchToolCall } from "../../../src/core/tools/dispatch.ts";
+import { modelView } from "../../../src/core/tools/model-view.ts";
 import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
 import { toolContextFor } from "../fixture.ts";
 
@@ -30,7 +32,7 @@ describeEachDatabase("update_event", (getDb) => {
 });
 
 describeEachDatabase("list_events bounds its receipt", (getDb) => {
-  it("lists at most 25 events and says how many more there are, so the model never calls a cut list complete", async () => {
+  it("keeps every event in the receipt and hands the model a shortened view that says how many more there are", async () => {
     const db = getDb();
     const user = await createTestUser(db, { timeZone: "Europe/London" });
     for (let hour = 0; hour < 45; hour += 1) {
@@ -47,8 +49,12 @@ describeEachDatabase("list_events bounds its receipt", (getDb) => {
     );
     const result = outcome.result as { count: number; events: unknown[]; note?: string };
     expect(result.count).toBe(45);
-    expect(result.events).toHaveLength(25);
-    expect(result.note).toBe("20 more events not shown.");
+    expect(result.events).toHaveLength(45);
+    expect(result.note).toBeUndefined();
+    const view = modelView(result) as { count: number; shown: number; events: unknown[]; note: string };
+    expect(view).toMatchObject({ count: 45, shown: 32 });
+    expect(view.events).toHaveLength(32);
+    expect(view.note).toContain("13 more events not shown");
   });
 
   it("lists a 30-event day whole, so every event a briefing names is in its receipt", async () => {
@@ -72,5 +78,27 @@ describeEachDatabase("list_events bounds its receipt", (getDb) => {
       Array.from({ length: 30 }, (_, index) => `Meeting ${index + 1}`),
     );
     expect(result.note).toBeUndefined();
+  });
+});
+
+describeEachDatabase("list_tasks keeps a long list whole", (getDb) => {
+  it("holds all 61 tasks due today with the true count; the model's view shows 15 and says 46 more", async () => {
+    const db = getDb();
+    const user = await createTestUser(db, { timeZone: "Europe/London" });
+    for (let index = 0; index < 61; index += 1) {
+      await createTask(db, { userId: user.id, title: `Task ${index + 1}`, dueDate: "2025-06-02" });
+    }
+    const outcome = await dispatchToolCall(
+      chatToolSet(createDefaultToolRegistry()),
+      { id: "c3", function: { name: "list_tasks", arguments: { filter: "due_today" } } },
+      toolContextFor(db, user, fixedClock("2025-06-02T06:00:00Z")),
+    );
+    const result = outcome.result as { count: number; tasks: unknown[] };
+    expect(result.count).toBe(61);
+    expect(result.tasks).toHaveLength(61);
+    const view = modelView(result) as { shown: number; tasks: unknown[]; note: string };
+    expect(view.shown).toBe(15);
+    expect(view.tasks).toHaveLength(15);
+    expect(view.note).toContain("46 more tasks not shown");
   });
 });

@@ -6,12 +6,14 @@
  * a digest of the receipts; when nothing backed is left, the digest alone.
  */
 import { groundAnswer } from "../../grounding/gate.ts";
+import { gateOptions } from "../../grounding/options.ts";
 import { ModelError } from "../../model.ts";
 import { isStepCount, runToolLoop } from "../../tools/tool-loop.ts";
 import { addTrace } from "../../trace.ts";
 import type { Draft, Fallback, Produced, RunContext } from "../context.ts";
 import { recordStep } from "../context.ts";
 import { buildDigest } from "../digest.ts";
+import { remainderSentences } from "../long-lists.ts";
 import { correctionInstruction } from "../slot-prompts.ts";
 
 export const UNGROUNDED_NOTE =
@@ -34,7 +36,7 @@ export async function ground(context: RunContext, written: Draft): Promise<Produ
   const gate = await groundAnswer({
     draft: written.draft,
     receipts: trace.receipts,
-    options: { timeZone: user.timeZone, localDate: context.localDate, knownNames: [user.name] },
+    options: gateOptions(user, deps.clock.now(), context.localDate),
     rewrite: async (description) => {
       const before = deps.timer();
       const receiptsBefore = trace.receipts.length;
@@ -67,10 +69,13 @@ export async function ground(context: RunContext, written: Draft): Promise<Produ
   });
   trace = addTrace(trace, { groundingMs: deps.timer() - startedAt - modelTime });
   if (gate.kind === "backed" || gate.kind === "draft") {
+    // A list the model saw shortened is said to be longer than what the briefing names.
+    const remainder = remainderSentences(gate.text, trace.receipts);
+    const text = remainder.length > 0 ? `${gate.text}\n\n${remainder.join(" ")}` : gate.text;
     const prose =
       gate.kind === "backed"
-        ? gate.text
-        : `${gate.text}\n\n${buildDigest(trace.receipts, { heading: "What your data shows:", changes: written.changes })}`;
+        ? text
+        : `${text}\n\n${buildDigest(trace.receipts, { heading: "What your data shows:", changes: written.changes })}`;
     if (gate.kind === "draft") {
       deps.logger.warn(
         { userId: user.id, runId: run.id, unbacked: gate.verdict.unbacked },

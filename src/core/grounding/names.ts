@@ -1,0 +1,72 @@
+/**
+ * Names: a capitalised word inside a sentence (a person, a place, an organisation — "the design review
+ * with Priya", "the dentist on Elm Road") that no receipt, the user's profile or a known name holds.
+ * A sentence's first word is capitalised by grammar and never judged; nor are days, months, units and the
+ * few abbreviations prose uses.
+ */
+import type { Mask } from "./mask.ts";
+import type { FoundClaim, GroundingOptions } from "./types.ts";
+import { isCalendarWord, isGeneric, stem, stemsMatch, tokenize } from "./words.ts";
+
+const ALWAYS_FINE = new Set(
+  `i i'm i've i'll i'd am pm a.m p.m ok okay fyi asap utc gmt bst cet cest est edt pst pdt celsius fahrenheit c f
+  mr mrs ms dr st q1 q2 q3 q4 tbd eta eod eow todo to-do tl dr ps re vs etc`.split(/\s+/),
+);
+/** Words that make a place of the name before them; on their own they name nothing. */
+const PLACE_WORDS = new Set(
+  `road rd street st avenue ave lane ln square sq park centre center hall clinic hospital cafe café hotel station
+  office building drive close way place court terrace gardens crescent house tower plaza mall market bridge`.split(
+    /\s+/,
+  ),
+);
+
+const WORD = /[\p{L}][\p{L}\p{N}'’-]*/gu;
+
+export function findNameClaims(sentence: string, mask: Mask, options: GroundingOptions): FoundClaim[] {
+  const known = knownStems(options);
+  const claims: FoundClaim[] = [];
+  const words = [...sentence.matchAll(WORD)];
+  for (const [index, match] of words.entries()) {
+    const word = match[0];
+    const start = match.index ?? 0;
+    const end = start + word.length;
+    if (!/^\p{Lu}/u.test(word)) continue;
+    if (index === 0 || startsClause(sentence, start)) continue;
+    const lower = word.toLowerCase().replace(/['’]s$/u, "");
+    if (ALWAYS_FINE.has(lower) || isCalendarWord(lower) || PLACE_WORDS.has(lower) || isGeneric(lower))
+      continue;
+    if (!mask.isFree(start, end)) continue;
+    const wanted = stem(lower);
+    if (known.some((name) => stemsMatch(name, wanted))) continue;
+    claims.push({
+      kind: "name",
+      text: word.replace(/['’]s$/u, ""),
+      normalized: lower,
+      start,
+      end,
+      isBacked: (found) => found.texts.some((text) => hasStem(text.stems, wanted)),
+      reason: () => `no receipt, profile or known name holds "${word.replace(/['’]s$/u, "")}"`,
+    });
+  }
+  return claims;
+}
+
+function hasStem(stems: Set<string>, wanted: string): boolean {
+  if (stems.has(wanted)) return true;
+  for (const candidate of stems) if (stemsMatch(candidate, wanted)) return true;
+  return false;
+}
+
+/** After a colon, a dash, a bracket, a quote mark or a bullet, a capital starts a clause, not a name. */
+function startsClause(sentence: string, at: number): boolean {
+  return /(?:^|[:;(—–"“‘•*]|\s-|\d[.)])\s*$/u.test(sentence.slice(0, at));
+}
+
+function knownStems(options: GroundingOptions): string[] {
+  const text = [
+    ...(options.knownNames ?? []),
+    options.profile ?? "",
+    options.timeZone.replace(/[/_]/g, " "),
+  ].join(" ");
+  return tokenize(text).map(stem);
+}

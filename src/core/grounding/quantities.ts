@@ -1,0 +1,357 @@
+/**
+ * Quantifiers and free time over the calendar and task lists: "X is your only meeting", "no other events",
+ * "you're free all afternoon", "nothing until noon", "the rest of the day is clear", and the remainder of a
+ * shortened list ("and 46 more"). Checked against the events of the day spoken of (all-day events do not
+ * take time, but they count as events) and against the lists' true counts.
+ */
+import { addDays, mentionedItems, PART_RANGES } from "./binding.ts";
+import { findDayReferences } from "./days.ts";
+import type { Facts, ItemFact, ListFact } from "./facts.ts";
+import type { Mask } from "./mask.ts";
+import { findTimes } from "./times.ts";
+import type { Evidence, FoundClaim, GroundingOptions } from "./types.ts";
+import { NUMBER_WORD_PATTERN, numberWordValue } from "./words.ts";
+
+const EVENT_NOUN = String.raw`(?:events?|meetings?|appointments?|calls?|commitments?|things?\s+(?:on|in)\s+(?:your|the)\s+(?:calendar|diary|schedule|agenda)|plans?)`;
+const TASK_NOUN = String.raw`(?:tasks?|to-?dos?|deadlines?|errands?)`;
+
+interface Window {
+  from: string;
+  to: string;
+}
+
+type Quantity =
+  | { kind: "only"; family: "event" | "task"; scope: string | undefined }
+  | { kind: "no_other"; family: "event" | "task"; scope: string | undefined }
+  | { kind: "free"; window: Window | undefined; anchor: string | undefined; rest: boolean }
+  | { kind: "more"; value: number; family: "event" | "task" | undefined };
+
+const ONLY = new RegExp(
+  String.raw`\b(?:(?:your|the)\s+only\s+(?:(?:real|other|scheduled|timed|proper|fixed)\s+)?(${EVENT_NOUN}|${TASK_NOUN}|one|thing)|(?:just|only)\s+(?:one|a\s+single|1)\s+(${EVENT_NOUN}|${TASK_NOUN})|\ba\s+single\s+(${EVENT_NOUN}|${TASK_NOUN})|only\s+(?:have|has|got)\s+(?:one|a\s+single|1)\s+(${EVENT_NOUN}|${TASK_NOUN}|thing))\b`,
+  "giu",
+);
+const NO_OTHER = new RegExp(
+  String.raw`\b(?:no\s+other|no\s+more|no\s+further|no\s+additional|not\s+any\s+other)\s+(?:(?:real|scheduled|timed|open)\s+)?(${EVENT_NOUN}|${TASK_NOUN})\b|\bnothing\s+else\s+(?:is\s+)?(?:on\s+(?:your|the)\s+(?:calendar|schedule|diary|agenda)|scheduled|booked|planned|(due))\b|\bthat['’]s\s+(?:it|all|everything)\s+(?:on|for)\s+(?:your|the)\s+(?:calendar|schedule|diary|agenda|day)\b|\b(?:the|your)\s+(?:calendar|schedule|diary|agenda)\s+is\s+otherwise\s+(?:empty|clear|free)\b`,
+  "giu",
+);
+const PART = String.raw`(day|morning|afternoon|evening)`;
+const FREE_WORD = String.raw`(?:free|clear|open|empty|unbooked|meeting-free|yours|wide\s+open)`;
+const FREE = new RegExp(
+  String.raw`\bfree\s+(?:all|the\s+whole|the\s+entire|for\s+the\s+rest\s+of\s+the|for\s+the\s+rest\s+of\s+your|for\s+the|for\s+the\s+whole)\s+${PART}\b|\b(?:your|the)\s+(?:whole\s+|entire\s+)?(rest\s+of\s+(?:the|your)\s+)?${PART}\s+(?:is|looks|stays|seems|remains|['’]s)\s+(?:completely\s+|totally\s+|entirely\s+|pretty\s+|all\s+)?${FREE_WORD}\b|\b(?:an?)\s+(?:completely\s+|totally\s+|wide\s+)?(?:free|clear|open|empty|meeting-free|quiet)\s+${PART}\b|\bnothing\s+(?:on\s+|booked\s+|scheduled\s+|planned\s+)?(?:this|in\s+the|for\s+the)\s+(morning|afternoon|evening)\b|\b(?:nothing|no\s+(?:meetings|events|calls|appointments)|free|clear|open)\s+(?:on\s+(?:your|the)\s+calendar\s+|scheduled\s+|booked\s+|planned\s+)?(until|till|til|before|after)\s+([^,.;!?]{1,40})|\b(?:you['’]re|you\s+are)\s+(?:completely\s+|totally\s+)?free\s+(?:from\s+then\s+on|for\s+the\s+rest\s+of\s+the\s+day|afterwards|after\s+that)\b|\b(rest\s+of\s+(?:the|your)\s+day)\s+(?:is|looks)\s+${FREE_WORD}`,
+  "giu",
+);
+const MORE = new RegExp(
+  String.raw`\b(?:and|plus|with)\s+(\d{1,4}|${NUMBER_WORD_PATTERN})\s+(?:more|others|other)\b(?:\s+(${EVENT_NOUN}|${TASK_NOUN}|items?))?|\b(\d{1,4})\s+more\s+(${EVENT_NOUN}|${TASK_NOUN}|items?)\b`,
+  "giu",
+);
+
+export function findQuantityClaims(
+  sentence: string,
+  mask: Mask,
+  evidence: Evidence,
+  options: GroundingOptions,
+  prior: string,
+): FoundClaim[] {
+  const { facts } = evidence;
+  if (!facts.localDate) return [];
+  const found: Array<{ start: number; end: number; text: string; quantity: Quantity }> = [];
+  const scope = scopeWords(sentence);
+  for (const match of sentence.matchAll(ONLY)) {
+    const noun = (match[1] ?? match[2] ?? match[3] ?? match[4] ?? "").toLowerCase();
+    found.push({ ...span(match), quantity: { kind: "only", family: familyOf(noun, sentence), scope } });
+  }
+  for (const match of sentence.matchAll(NO_OTHER)) {
+    const noun = (match[1] ?? (match[2] ? "task" : "event")).toLowerCase();
+    found.push({ ...span(match), quantity: { kind: "no_other", family: familyOf(noun, sentence), scope } });
+  }
+  for (const match of sentence.matchAll(FREE)) {
+    const part = (match[1] ?? match[3] ?? match[4] ?? match[5] ?? "").toLowerCase();
+    const rest = !!match[2] || !!match[8] || /free\s+for\s+the\s+rest|rest\s+of/iu.test(match[0]);
+    const direction = match[6]?.toLowerCase();
+    const tail = /^\s*(?:,\s*)?(until|till|before|up\s+to|after)\s+([^,.;!?]{1,40})/iu.exec(
+      sentence.slice((match.index ?? 0) + match[0].length),
+    );
+    if (!direction && tail && part) {
+      // "Your evening is free until the team dinner": the part up to (or from) the time it names.
+      const window = partWindow(part);
+      const anchor = `${/after/iu.test(tail[1] ?? "") ? "after" : "until"}:${tail[2] ?? ""}`;
+      found.push({ ...span(match), quantity: { kind: "free", window, anchor, rest } });
+      continue;
+    }
+    const quantity: Quantity = direction
+      ? {
+          kind: "free",
+          window: undefined,
+          anchor: `${direction === "after" ? "after" : "until"}:${match[7] ?? ""}`,
+          rest: false,
+        }
+      : /from\s+then\s+on|afterwards|after\s+that/iu.test(match[0])
+        ? { kind: "free", window: undefined, anchor: "after:that", rest: true }
+        : { kind: "free", window: partWindow(part || "day"), anchor: undefined, rest };
+    found.push({ ...span(match), quantity });
+  }
+  for (const match of sentence.matchAll(MORE)) {
+    const raw = match[1] ?? match[3] ?? "";
+    const value = /^\d+$/.test(raw) ? Number(raw) : numberWordValue(raw);
+    if (value === null) continue;
+    const noun = (match[2] ?? match[4] ?? "").toLowerCase();
+    found.push({
+      ...span(match),
+      quantity: { kind: "more", value, family: noun ? familyOf(noun, sentence) : undefined },
+    });
+  }
+
+  const claims: FoundClaim[] = [];
+  for (const entry of found) {
+    if (!mask.isFree(entry.start, entry.end)) continue;
+    // "Nothing until noon" is one claim; "free until the 3pm call" also says there is a call at 3pm.
+    const target =
+      entry.quantity.kind === "free" ? (entry.quantity.anchor?.split(":").slice(1).join(":") ?? "") : "";
+    const bareTime =
+      /^\s*(?:\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\.?)?|noon|midday|midnight|lunch(?:time)?|[a-z]+(?:\s+o['’]clock)?)\s*$/iu.test(
+        target,
+      );
+    const at = target && !bareTime ? entry.text.lastIndexOf(target.trim()) : -1;
+    mask.take(entry.start, at > 0 ? entry.start + at : entry.end);
+    const verdict = judge(entry.quantity, sentence, entry, facts, options, prior);
+    claims.push({
+      kind: "quantity",
+      text: entry.text,
+      normalized: `${entry.quantity.kind}`,
+      start: entry.start,
+      end: entry.end,
+      isBacked: () => verdict.backed,
+      reason: () => verdict.why,
+    });
+  }
+  return claims;
+}
+
+function span(match: RegExpMatchArray): { start: number; end: number; text: string } {
+  const start = match.index ?? 0;
+  return { start, end: start + match[0].length, text: match[0].trim() };
+}
+
+function familyOf(noun: string, sentence: string): "event" | "task" {
+  if (new RegExp(`^${TASK_NOUN}$`, "iu").test(noun)) return "task";
+  if (/^(?:one|thing)$/u.test(noun) && /\b(?:tasks?|due|overdue|to-?do)\b/iu.test(sentence)) return "task";
+  return "event";
+}
+
+function scopeWords(sentence: string): string | undefined {
+  if (/\boverdue\b/iu.test(sentence)) return "overdue";
+  if (/\bhigh[- ]priority|urgent\b/iu.test(sentence)) return "high_priority";
+  if (/\bdue\b/iu.test(sentence)) return "due_today";
+  return undefined;
+}
+
+function partWindow(part: string): Window {
+  if (part === "day") return { from: "06:00", to: "23:00" };
+  const [from, to] = PART_RANGES[part as keyof typeof PART_RANGES] ?? ["06:00", "23:00"];
+  // Judged strictly inside the part: "free all afternoon" with a 12:00–12:30 lunch is false.
+  return part === "morning"
+    ? { from: "06:00", to: "12:00" }
+    : part === "afternoon"
+      ? { from: "12:00", to: "17:30" }
+      : part === "evening"
+        ? { from: "17:30", to: "23:00" }
+        : { from, to };
+}
+
+interface Verdict {
+  backed: boolean;
+  why: string;
+}
+
+function judge(
+  quantity: Quantity,
+  sentence: string,
+  at: { start: number; end: number },
+  facts: Facts,
+  options: GroundingOptions,
+  prior: string,
+): Verdict {
+  const day = daySpokenOf(sentence, facts.localDate);
+  switch (quantity.kind) {
+    case "only":
+    case "no_other": {
+      if (quantity.family === "task") return taskQuantity(quantity, facts, sentence, prior);
+      const events = eventsOn(facts, day);
+      if (events === undefined) return { backed: false, why: `no receipt lists the events of ${day}` };
+      const named = namedItems(
+        `${prior} ${sentence}`,
+        facts,
+        (item) => item.family === "event" && item.date === day,
+      );
+      const limit = quantity.kind === "only" ? 1 : Math.max(1, named);
+      const backed = quantity.kind === "only" ? events.length === 1 : events.length <= limit;
+      return {
+        backed,
+        why: `${day} has ${events.length} event${events.length === 1 ? "" : "s"}: ${events.map((event) => event.title).join(", ")}`,
+      };
+    }
+    case "free": {
+      const events = eventsOn(facts, day);
+      if (events === undefined) return { backed: false, why: `no receipt lists the events of ${day}` };
+      const window = freeWindow(quantity, sentence, at, facts, options, day);
+      if (window === undefined) return { backed: true, why: "" };
+      const exempt = exemptEvents(sentence, facts);
+      const busy = events.filter(
+        (event) =>
+          !event.allDay &&
+          event.start !== undefined &&
+          !exempt.has(event.title) &&
+          event.start < window.to &&
+          (event.end ?? event.start) > window.from,
+      );
+      return {
+        backed: busy.length === 0,
+        why: `${busy.map((event) => `"${event.title}" at ${event.start}`).join(", ")} falls between ${window.from} and ${window.to}`,
+      };
+    }
+    case "more":
+      return moreBacked(quantity, facts, `${prior} ${sentence}`);
+  }
+}
+
+function taskQuantity(
+  quantity: Extract<Quantity, { kind: "only" | "no_other" }>,
+  facts: Facts,
+  sentence: string,
+  prior: string,
+): Verdict {
+  const lists = facts.lists.filter(
+    (list) => list.family === "task" && (quantity.scope === undefined || list.scope === quantity.scope),
+  );
+  if (lists.length === 0) return { backed: false, why: "no receipt lists those tasks" };
+  const named = namedItems(`${prior} ${sentence}`, facts, (item) => item.family === "task");
+  const backed = lists.some((list) =>
+    quantity.kind === "only" ? list.count === 1 : list.count <= Math.max(1, named),
+  );
+  return {
+    backed,
+    why: lists
+      .map((list) => `${list.count} ${list.scope.replace(/_/g, " ")} task${list.count === 1 ? "" : "s"}`)
+      .join(", "),
+  };
+}
+
+/** The window a free-time claim speaks of, from its part of day, its "until X" / "after X", and now. */
+function freeWindow(
+  quantity: Extract<Quantity, { kind: "free" }>,
+  sentence: string,
+  at: { start: number; end: number },
+  facts: Facts,
+  options: GroundingOptions,
+  day: string,
+): Window | undefined {
+  const now = day === facts.localDate ? options.localTime : undefined;
+  if (quantity.window && quantity.anchor) {
+    const [direction, target = ""] = quantity.anchor.split(":");
+    const time = anchorTime(target, facts, direction === "after" ? "after" : "until");
+    if (time === undefined) return undefined;
+    return direction === "after"
+      ? { from: time, to: quantity.window.to }
+      : { from: quantity.window.from, to: time };
+  }
+  if (quantity.window) {
+    const from = quantity.rest && now && now > quantity.window.from ? now : quantity.window.from;
+    // "After the standup, the rest of the day is clear": the day starts when the standup ends.
+    const after = anchorTime(sentence.slice(0, at.start), facts, "after");
+    return { from: after && after > from ? after : from, to: quantity.window.to };
+  }
+  const [direction, target = ""] = (quantity.anchor ?? "").split(":");
+  if (target === "that") {
+    const after = anchorTime(sentence.slice(0, at.start), facts, "after");
+    return after ? { from: after, to: "23:00" } : undefined;
+  }
+  const time = anchorTime(target, facts, direction === "after" ? "after" : "until");
+  if (time === undefined) return undefined;
+  return direction === "after" ? { from: time, to: "23:00" } : { from: now ?? "06:00", to: time };
+}
+
+/** A clock time the text ends at or starts from: a time written, or a named event's end (or start). */
+function anchorTime(text: string, facts: Facts, direction: "after" | "until"): string | undefined {
+  const times = findTimes(text);
+  const last = times.at(-1);
+  if (last) return daytime(last.readings);
+  const bare = /\b(\d{1,2})\b\s*$/u.exec(text.trim()) ?? /^\s*(\d{1,2})\b/u.exec(text);
+  if (bare) return daytime([`${String(Number(bare[1])).padStart(2, "0")}:00`]);
+  const events = mentionedItems(text, facts).filter((mention) => mention.item.family === "event");
+  const event = events.at(-1)?.item;
+  if (!event?.start) return undefined;
+  return direction === "after" ? (event.end ?? event.start) : event.start;
+}
+
+/** Of the readings of a clock time, the one in waking hours: "until 3" is 15:00, "until 10" 10:00. */
+function daytime(readings: readonly string[]): string {
+  if (readings.length === 1) return readings[0] ?? "12:00";
+  const hour = Number(readings[0]?.slice(0, 2));
+  if (hour >= 1 && hour <= 6) return readings[1] ?? readings[0] ?? "12:00";
+  return readings[0] ?? "12:00";
+}
+
+/** Events the sentence itself sets aside: "apart from the standup, your morning is free". */
+function exemptEvents(sentence: string, facts: Facts): Set<string> {
+  if (
+    !/\b(?:apart\s+from|besides|except|other\s+than|aside\s+from|beyond|outside\s+(?:of\s+)?|after|once|bar)\b/iu.test(
+      sentence,
+    )
+  )
+    return new Set();
+  return new Set(
+    mentionedItems(sentence, facts)
+      .filter((mention) => mention.item.family === "event")
+      .map((mention) => mention.item.title),
+  );
+}
+
+/** The events of a day, or undefined when no receipt looked at that day's calendar. */
+function eventsOn(facts: Facts, day: string): ItemFact[] | undefined {
+  const looked =
+    (day === facts.localDate && facts.eventsLooked.has("today")) ||
+    (day === addDays(facts.localDate, 1) && facts.eventsLooked.has("tomorrow")) ||
+    facts.eventsLooked.has("upcoming");
+  if (!looked) return undefined;
+  const seen = new Set<string>();
+  return facts.items.filter((item) => {
+    if (item.family !== "event" || item.removed || item.status === "cancelled") return false;
+    const last = item.lastDate ?? item.date;
+    if (item.date === undefined || item.date > day || (last ?? item.date) < day) return false;
+    const key = `${item.title}@${item.start ?? ""}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function daySpokenOf(sentence: string, today: string): string {
+  const references = findDayReferences(sentence, today).filter((reference) => reference.dates.length === 1);
+  return references[0]?.dates[0] ?? today;
+}
+
+function namedItems(text: string, facts: Facts, accept: (item: ItemFact) => boolean): number {
+  return new Set(
+    mentionedItems(text, facts)
+      // Named means by most of its title: "Kitchen: order tiles", not every kitchen task at the word "kitchen".
+      .filter((mention) => accept(mention.item) && mention.score >= 0.5)
+      .map((mention) => mention.item.title),
+  ).size;
+}
+
+/** "and 46 more": the true count less what the text (or the shortened receipt) shows. */
+function moreBacked(quantity: Extract<Quantity, { kind: "more" }>, facts: Facts, text: string): Verdict {
+  const lists = facts.lists.filter(
+    (list) => (quantity.family === undefined || list.family === quantity.family) && list.count > 0,
+  );
+  const fits = (list: ListFact): boolean => {
+    const named = namedItems(text, facts, (item) => item.receiptId === list.receiptId);
+    return [list.count - list.shown, list.count - named].includes(quantity.value) && quantity.value > 0;
+  };
+  return {
+    backed: lists.some(fits),
+    why:
+      lists.map((list) => `${list.count} ${list.family}s in ${list.scope.replace(/_/g, " ")}`).join(", ") ||
+      "no list",
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * States said of a named item — done, still open, cancelled, moved or rescheduled, overdue — checked
+ * against what the receipts show of that item: its status, the check-in's completions and moved events,
+ * its due date against the run's local date.
+ */
+import { type ItemMention, mentionedItems, nearestItems } from "./binding.ts";
+import type { ItemFact } from "./facts.ts";
+import type { Evidence, FoundClaim } from "./types.ts";
+
+export type ItemState = "done" | "open" | "cancelled" | "moved" | "overdue";
+
+const DONE_WORDS = String.raw`finished|completed|complete|done|ticked\s+off|checked\s+off|crossed\s+off|wrapped\s+up|knocked\s+out|sorted(?:\s+out)?|taken\s+care\s+of|dealt\s+with|handled|closed|nailed|out\s+of\s+the\s+way|off\s+(?:your|the)\s+list|got\s+through|submitted|sent\s+off|paid`;
+
+const PATTERNS: Array<{ state: ItemState; pattern: RegExp }> = [
+  {
+    state: "done",
+    pattern:
+      /\byou(?:['’]ve|\s+have|\s+had)?\s+(?:already\s+|just\s+|now\s+|finally\s+|successfully\s+)?(?:finished|completed|ticked\s+off|checked\s+off|crossed\s+off|wrapped\s+up|knocked\s+out|sorted(?:\s+out)?|taken\s+care\s+of|dealt\s+with|handled|closed|nailed|got\s+through|submitted|sent\s+off|paid|done)\b/giu,
+  },
+  {
+    state: "done",
+    pattern: new RegExp(
+      String.raw`\b(?:is|are|was|were|has\s+been|have\s+been|['’]s\s+been|['’]s|got|is\s+now|are\s+now|now)\s+(?:already\s+|now\s+|officially\s+|finally\s+|all\s+)?(?:${DONE_WORDS})\b|\balready\s+(?:done|finished|completed|ticked\s+off|handled|sorted)\b|\b(?:which|that)\s+you\s+(?:finished|completed|ticked\s+off)\b`,
+      "giu",
+    ),
+  },
+  {
+    state: "open",
+    pattern:
+      /\b(?:is|are|remains?|stays?)\s+(?:still\s+)?(?:open|pending|outstanding|unfinished|undone|not\s+(?:yet\s+)?(?:done|finished|completed))\b|\bstill\s+(?:open|pending|outstanding|unfinished|to\s+do|on\s+(?:your|the)\s+(?:list|plate))\b|\b(?:hasn['’]t|has\s+not|haven['’]t|have\s+not)\s+been\s+(?:done|finished|completed|ticked\s+off)\b|\b(?:not|isn['’]t|aren['’]t)\s+(?:yet\s+)?(?:done|finished|completed)\s+yet\b/giu,
+  },
+  {
+    state: "cancelled",
+    pattern:
+      /\b(?:cancell?ed|called\s+off|scrapped|axed|dropped\s+from\s+(?:your|the)\s+calendar|no\s+longer\s+(?:on|happening))\b/giu,
+  },
+  {
+    state: "moved",
+    pattern:
+      /\b(?:moved|rescheduled|re-scheduled|pushed(?:\s+(?:back|out|forward|later|earlier|to))?|postponed|brought\s+forward|shifted|bumped|delayed|changed\s+to|now\s+(?:starts|begins)\s+at)\b/giu,
+  },
+  {
+    state: "overdue",
+    pattern: /\b(?:overdue|past\s+due|past\s+its\s+due\s+date|behind\s+schedule|late)\b/giu,
+  },
+];
+
+/** Words before a state that make it a condition or advice rather than a fact: "once X is done". */
+const HYPOTHETICAL =
+  /\b(?:once|when|whenever|if|until|till|unless|before|after|so|to\s+get|get|getting|could|might|may|can|should|would|will|want\s+to|need\s+to|needs\s+to|try\s+to|aim\s+to|going\s+to|gonna|let['’]s|to\s+be|from\s+(?:being|going)|becomes?|goes|going|not|isn['’]t|aren['’]t|won['’]t|wasn['’]t|never|worth|how|whether)\b[^.;]{0,40}$/iu;
+
+export function findStateClaims(sentence: string, evidence: Evidence): FoundClaim[] {
+  const { facts } = evidence;
+  if (facts.items.length === 0) return [];
+  const mentions = mentionedItems(sentence, facts);
+  if (mentions.length === 0) return [];
+  const claims: FoundClaim[] = [];
+  const taken: Array<[number, number]> = [];
+  for (const { state, pattern } of PATTERNS) {
+    for (const match of sentence.matchAll(pattern)) {
+      const start = match.index ?? 0;
+      const end = start + match[0].length;
+      if (taken.some(([from, to]) => from < end && start < to)) continue;
+      const before = sentence.slice(Math.max(0, start - 48), start);
+      if (state !== "open" && HYPOTHETICAL.test(before)) continue;
+      if (
+        state === "overdue" &&
+        /^\s+(?:afternoon|morning|evening|night|start|finish|lunch)/iu.test(sentence.slice(end))
+      )
+        continue;
+      if (
+        state === "overdue" &&
+        /\blate$/iu.test(match[0]) &&
+        !/\b(?:is|are|running|already)\s+$/iu.test(before)
+      )
+        continue;
+      const bound = bindState(sentence, state, start, end, mentions);
+      if (bound.length === 0) continue;
+      taken.push([start, end]);
+      const backing = bound.find((mention) => hasState(mention.item, state, facts.localDate, facts.items));
+      const backed = backing !== undefined;
+      const item = bound[0]?.item;
+      claims.push({
+        kind: "state",
+        text: match[0],
+        normalized: `${item?.title ?? ""}:${state}`,
+        start,
+        end,
+        isBacked: () => backed,
+        backedBy: backing?.item.receiptId,
+        reason: () => (item ? `the receipts show "${item.title}" ${shownState(item, facts.localDate)}` : ""),
+      });
+    }
+  }
+  return claims;
+}
+
+function bindState(
+  sentence: string,
+  state: ItemState,
+  start: number,
+  end: number,
+  mentions: readonly ItemMention[],
+): ItemMention[] {
+  const accept = (item: ItemFact): boolean =>
+    state === "overdue" || state === "done" || state === "open"
+      ? item.family === "task" || (state === "done" && item.family === "event" && false)
+      : item.family === "event" || (state === "cancelled" && item.family === "task");
+  return nearestItems(mentions, sentence, start, end, accept);
+}
+
+function hasState(item: ItemFact, state: ItemState, today: string, all: readonly ItemFact[]): boolean {
+  // The same title may come from several receipts (today's list and the check-in's completions).
+  const same = all.filter((other) => other.family === item.family && other.title === item.title);
+  switch (state) {
+    case "done":
+      return same.some((other) => other.status === "done");
+    case "open":
+      return same.some((other) => other.status === "open") && !same.some((other) => other.status === "done");
+    case "cancelled":
+      return same.some((other) => other.status === "cancelled" || other.removed);
+    case "moved":
+      return same.some((other) => other.movedFrom !== undefined);
+    case "overdue":
+      return same.some(
+        (other) =>
+          other.status === "open" &&
+          (other.scope === "overdue" || (other.date !== undefined && today !== "" && other.date < today)),
+      );
+  }
+}
+
+function shownState(item: ItemFact, today: string): string {
+  if (item.status === "done") return "done";
+  if (item.status === "cancelled" || item.removed) return "cancelled";
+  if (item.family === "task") {
+    if (item.date === undefined) return "open, with no due date";
+    return item.date < today ? `open and overdue (due ${item.date})` : `open, due ${item.date}`;
+  }
+  return `on ${item.date ?? "its day"}${item.start ? ` at ${item.start}` : ""}, as planned`;
+}

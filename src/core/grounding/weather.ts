@@ -1,0 +1,193 @@
+/**
+ * Weather claims: conditions ("rain this afternoon", "a sunny day", "snow tomorrow"), hedged chances ("a
+ * chance of showers"), dry spells, wind, temperature feels ("a warm afternoon") and rain chances ("a 10 %
+ * chance of rain"), each checked against the forecast day the sentence speaks of (today unless it names
+ * another day). The words and thresholds are the lexicon's (weather-lexicon.ts).
+ */
+import { addDays, mentionedItems } from "./binding.ts";
+import { findDayReferences } from "./days.ts";
+import type { ForecastDay } from "./facts.ts";
+import type { Mask } from "./mask.ts";
+import type { Evidence, FoundClaim } from "./types.ts";
+import { feelFits, WEATHER_THRESHOLDS, WEATHER_WORDS, type WeatherWordClaim } from "./weather-lexicon.ts";
+
+const LEXICON = WEATHER_WORDS.map(([words, claim]) => ({
+  claim,
+  pattern: new RegExp(String.raw`\b(?:${words})\b`, "giu"),
+}));
+
+/** A sentence is about the weather when it names it or one of its words the lexicon reads unambiguously. */
+const WEATHER_SENTENCE = new RegExp(
+  String.raw`\b(?:weather|forecast|temperatures?|temps?|degrees?|highs?|lows?|wind\w*|skies|sky|outside|out\s+there|${WEATHER_WORDS.filter(
+    ([, claim]) => claim.kind !== "feel",
+  )
+    .map(([words]) => words)
+    .join("|")})\b|°`,
+  "iu",
+);
+/** "weather" words that are other things in a schedule sentence. */
+const NOT_WEATHER =
+  /\b(?:clear|free|open|light|busy|heavy|packed)\s+(?:day|morning|afternoon|evening|calendar|schedule|diary)\b/iu;
+const HEDGE =
+  /\b(?:chance|chances|possible|possibly|might|may|could|risk|odd|stray|isolated|passing|spot|slight|just in case|in case|perhaps|maybe|potential|likely|expected|a few|threat)\b/iu;
+const NEGATION =
+  /\b(?:no|not|without|zero|won['’]t|isn['’]t|aren['’]t|free\s+of|little|unlikely|any)\s+(?:\w+\s+){0,2}$/iu;
+
+export function findWeatherClaims(sentence: string, mask: Mask, evidence: Evidence): FoundClaim[] {
+  if (!WEATHER_SENTENCE.test(sentence)) return [];
+  const claims: FoundClaim[] = [];
+  const days = daysSpokenOf(sentence, evidence.facts.localDate);
+  const now = /\b(?:right now|currently|at the moment|this minute|already)\b/iu.test(sentence);
+  // "Storm Bert heads for Wales" is a headline, and "Rain check with Sam" an event: their words are names.
+  const named = mentionedItems(sentence, evidence.facts).filter((mention) => mention.item.family !== "task");
+  claims.push(...rainChanceClaims(sentence, mask, days));
+  for (const { claim, pattern } of LEXICON) {
+    for (const match of sentence.matchAll(pattern)) {
+      const start = match.index ?? 0;
+      const end = start + match[0].length;
+      if (!mask.isFree(start, end)) continue;
+      if (named.some((mention) => mention.start <= start && end <= mention.end + 1)) continue;
+      if (
+        claim.kind === "condition" &&
+        claim.condition === "clear" &&
+        NOT_WEATHER.test(sentence.slice(start, end + 12))
+      )
+        continue;
+      if (
+        claim.kind === "feel" &&
+        !/\b(?:day|morning|afternoon|evening|night|weather|temperatures?|start|out|outside|one|tomorrow|today|degrees?|high|low|°)\b|°/iu.test(
+          sentence,
+        )
+      )
+        continue;
+      mask.take(start, end);
+      const before = sentence.slice(Math.max(0, start - 30), start);
+      const after = sentence.slice(end, end + 40);
+      const negated =
+        NEGATION.test(before) ||
+        /\b(?:free|less)$/iu.test(match[0]) ||
+        /^\s*(?:\w+\s+){0,2}?(?:unlikely|not\s+expected|isn['’]t\s+expected|holds?\s+off|stays?\s+away|won['’]t|not\s+likely)\b/iu.test(
+          after,
+        );
+      const hedged = HEDGE.test(sentence);
+      const wanted = resolve(claim, negated, hedged);
+      claims.push({
+        kind: "weather",
+        text: match[0],
+        normalized: `${describe(wanted)}@${days.join("|")}`,
+        start,
+        end,
+        isBacked: (found) => backed(found, wanted, days, now),
+        reason: (found) => reasonFor(found, wanted, days),
+      });
+    }
+  }
+  return claims;
+}
+
+type Wanted = WeatherWordClaim | { kind: "dry" } | { kind: "possible"; condition: "rain" | "snow" | "storm" };
+
+function resolve(claim: WeatherWordClaim, negated: boolean, hedged: boolean): Wanted {
+  if (claim.kind !== "condition") return claim;
+  const wet = ["rain", "showers", "drizzle"].includes(claim.condition);
+  if (negated && wet) return { kind: "dry" };
+  if (negated) return { kind: "dry" };
+  if (hedged && (wet || claim.condition === "snow" || claim.condition === "storm"))
+    return { kind: "possible", condition: wet ? "rain" : (claim.condition as "snow" | "storm") };
+  return claim;
+}
+
+function backed(evidence: Evidence, wanted: Wanted, days: readonly string[], now: boolean): boolean {
+  const forecast = evidence.facts.forecast.filter((day) => days.includes(day.date));
+  const readings = now && evidence.facts.now ? [evidence.facts.now] : [];
+  if (forecast.length === 0 && readings.length === 0) return false;
+  return (
+    forecast.some((day) => fits(day, wanted)) ||
+    readings.some((reading) =>
+      wanted.kind === "condition" ? reading.conditions.has(wanted.condition) : false,
+    )
+  );
+}
+
+function fits(day: ForecastDay, wanted: Wanted): boolean {
+  const t = WEATHER_THRESHOLDS;
+  const chance = day.rainChance;
+  switch (wanted.kind) {
+    case "condition":
+      return day.conditions.has(wanted.condition);
+    case "dry":
+      return !day.conditions.has("wet") && (chance === undefined || chance < t.dryBelowPercent);
+    case "possible":
+      return (
+        day.conditions.has(wanted.condition) ||
+        (wanted.condition === "rain" && chance !== undefined && chance >= t.rainPossiblePercent)
+      );
+    case "possible_rain":
+      return day.conditions.has("wet") || (chance !== undefined && chance >= t.rainPossiblePercent);
+    case "wind":
+      return day.wind !== undefined && day.wind >= t.windyKmh;
+    case "feel":
+      return feelFits(wanted.feel, day.low, day.high);
+  }
+}
+
+/** Rain chances written as a number ("a 10% chance of rain") or in words ("a slight chance of showers"). */
+function rainChanceClaims(sentence: string, mask: Mask, days: readonly string[]): FoundClaim[] {
+  const claims: FoundClaim[] = [];
+  const percent =
+    /(\d{1,3})\s*(?:%|percent\b|per\s+cent\b)\s*(?:chance|probability|risk|likelihood)?\s*(?:of\s+)?(?:rain|showers|precipitation|a\s+shower|drizzle|snow)?/giu;
+  for (const match of sentence.matchAll(percent)) {
+    const start = match.index ?? 0;
+    const end = start + match[0].length;
+    if (!/rain|shower|precip|drizzle|snow|chance|probab/iu.test(sentence)) continue;
+    mask.take(start, end);
+    const value = Number(match[1]);
+    claims.push({
+      kind: "weather",
+      text: match[0].trim(),
+      normalized: `rain_chance:${value}@${days.join("|")}`,
+      start,
+      end,
+      isBacked: (evidence) =>
+        evidence.facts.forecast.some(
+          (day) =>
+            days.includes(day.date) && day.rainChance !== undefined && Math.abs(day.rainChance - value) <= 5,
+        ),
+      reason: (evidence) => reasonFor(evidence, { kind: "possible_rain" }, days),
+    });
+  }
+  return claims;
+}
+
+/** The forecast days the sentence speaks of: the days it names, else today. */
+function daysSpokenOf(sentence: string, today: string): string[] {
+  if (!today) return [];
+  const named = findDayReferences(sentence, today).flatMap((reference) => reference.dates);
+  const days = named.filter((date) => date >= addDays(today, -1));
+  return days.length > 0 ? [...new Set(days)] : [today];
+}
+
+function describe(wanted: Wanted): string {
+  switch (wanted.kind) {
+    case "condition":
+      return wanted.condition;
+    case "possible":
+      return `possible_${wanted.condition}`;
+    case "feel":
+      return wanted.feel;
+    default:
+      return wanted.kind;
+  }
+}
+
+function reasonFor(evidence: Evidence, wanted: Wanted, days: readonly string[]): string {
+  const day = evidence.facts.forecast.find((entry) => days.includes(entry.date));
+  if (!day) return `no forecast for ${days.join(" or ")}`;
+  if (wanted.kind === "wind") return `the forecast for ${day.date} gives no wind`;
+  const parts = [
+    [...day.conditions].filter((c) => c !== "wet" && c !== "dry").join("/") || "no conditions",
+    day.low !== undefined && day.high !== undefined ? `${day.low}–${day.high}°C` : "",
+    day.rainChance !== undefined ? `${day.rainChance}% chance of rain` : "",
+  ].filter(Boolean);
+  return `the forecast for ${day.date} says ${parts.join(", ")}`;
+}

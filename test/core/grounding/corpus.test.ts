@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { groundAnswer } from "../../../src/core/grounding/gate.ts";
+import { gateOptions } from "../../../src/core/grounding/options.ts";
+import { BUSY, USER } from "./corpus/days.ts";
+import { scoreCorpus } from "./corpus/score.ts";
+import { CORPUS } from "./corpus/sentences.ts";
+
+describe("the natural-prose corpus", () => {
+  it("holds at least 150 sentences over six planted days, honest and lies of every kind", () => {
+    expect(CORPUS.length).toBeGreaterThanOrEqual(150);
+    expect(new Set(CORPUS.map((entry) => entry.day)).size).toBe(6);
+    const lieKinds = new Set(CORPUS.filter((entry) => !entry.honest).map((entry) => entry.kind));
+    expect([...lieKinds].sort()).toEqual(
+      ["count", "coverage", "day", "happening", "name", "quantity", "state", "time", "weather"].sort(),
+    );
+  });
+
+  for (const path of ["briefing", "chat"] as const) {
+    it(`stops at least 99 % of lies and keeps at least 97 % of honest sentences on the ${path} path`, async () => {
+      const score = await scoreCorpus(CORPUS, path);
+      const wrong = score.results.filter((result) => !result.right).map((result) => result.entry.text);
+      expect(score.liesStopped / score.lies, wrong.join("\n")).toBeGreaterThanOrEqual(0.99);
+      expect(score.honestKept / score.honest, wrong.join("\n")).toBeGreaterThanOrEqual(0.97);
+    });
+  }
+});
+
+describe("per-sentence verdicts", () => {
+  it("name the receipt behind each backed claim and say why a removed sentence went", async () => {
+    const draft = "The design review runs from 11 to noon. The design review is tomorrow morning.";
+    const gate = await groundAnswer({
+      draft,
+      receipts: BUSY.receipts,
+      options: gateOptions(USER, new Date("2026-12-01T07:00:00Z"), BUSY.localDate),
+      rewrite: async () => ({ text: undefined, receipts: [] }),
+    });
+    expect(gate.kind).toBe("backed");
+    if (gate.kind !== "backed") return;
+    expect(gate.text).toBe("The design review runs from 11 to noon.");
+    const [kept, removed] = gate.verdict.sentences ?? [];
+    expect(kept?.kept).toBe(true);
+    const events = BUSY.receipts.find((receipt) => receipt.toolName === "list_events");
+    expect(kept?.claims.filter((claim) => claim.kind === "time")).toEqual([
+      { kind: "time", text: "11", backed: true, receipt: { id: events?.id, tool: "list_events" } },
+      { kind: "time", text: "noon", backed: true, receipt: { id: events?.id, tool: "list_events" } },
+    ]);
+    expect(removed?.kept).toBe(false);
+    expect(removed?.claims.find((claim) => !claim.backed)).toMatchObject({
+      kind: "day",
+      backed: false,
+      reason: '"Design review" is today at 11:00, not tomorrow morning',
+    });
+  });
+});
