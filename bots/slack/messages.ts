@@ -146,13 +146,14 @@ function inThread(
   threadTs: string,
   runId: number | undefined,
 ): IncomingText {
+  const space = spaceOf(deps, message.channel);
   return {
     linked,
     channel: message.channel,
-    space: spaceOf(deps, message.channel),
+    space,
     threadTs,
     writtenInThread: message.threadTs,
-    thread: { platform: "slack", threadKey: briefingThreadKey(message.channel, threadTs), runId },
+    thread: { platform: "slack", threadKey: briefingThreadKey(message.channel, threadTs), runId, space },
     text: message.text,
   };
 }

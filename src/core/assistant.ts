@@ -4,6 +4,8 @@
  * - `PlatformSender` is what the delivery outbox calls to post a generated briefing.
  * Implementations: `createAssistant` in `src/core/assistant-service.ts`; senders in `bots/*`.
  */
+
+import type { SpaceKind } from "./audience.ts";
 import type {
   ConversationPlatform,
   GroundingVerdict,
@@ -44,6 +46,12 @@ export interface ThreadRef {
   threadKey: string;
   /** The briefing this thread follows up on, if any. */
   runId?: number | undefined;
+  /**
+   * Where the conversation is read: a person's own DM (the default), or a space others read too. In a
+   * shared space nothing of the person's is looked at unless the answer needs it, so an answer that needs
+   * nothing stays where it was asked.
+   */
+  space?: SpaceKind | undefined;
 }
 
 /** A change waiting for the user to press Confirm or Cancel. */

@@ -53,10 +53,12 @@ describeEachDatabase("a chat reply says whether it read the person's data", (get
     const model = scriptedModel();
     return { db, user, ...testCore(db, model) };
   }
+  /** A thread in a channel others read: nothing of hers is looked at unless the answer needs it. */
   const thread = (key: string, runId?: number) => ({
     platform: "slack" as const,
     threadKey: `slack:C0PRIV:${key}`,
     runId,
+    space: "shared" as const,
   });
 
   it("is not personal for an answer from the words alone, and is once a tool ran in the thread", async () => {
@@ -64,6 +66,7 @@ describeEachDatabase("a chat reply says whether it read the person's data", (get
     model.script({ content: "Hello! I can look at your tasks, calendar, notes and the weather." });
     const greeting = await assistant.reply(user.id, thread(`${user.id}.1`), "hi, what can you do?");
     expect(greeting.personal).toBe(false);
+    expect(greeting.receipts).toEqual([]);
 
     model.script(
       { toolCalls: [call("list_tasks", { filter: "due_today" })] },

@@ -166,8 +166,10 @@ async function converse(
   const earlier = [...frame.receipts, ...receiptsOfMessages(history)];
   // With nothing looked at yet, today's receipts come first: a question about today is one request.
   // A change request goes straight to the model: its context stays the user's own words.
+  // In a space others read, nothing of the person's is looked at unless the model asks for it: an answer
+  // that needs none (a greeting, help) stays in the channel instead of going to them alone.
   const today =
-    earlier.length === 0 && !frame.followUp && !asksForChange(message)
+    earlier.length === 0 && !frame.followUp && !asksForChange(message) && thread.space !== "shared"
       ? await todayReceipts(deps, context, log)
       : undefined;
   const messages: ChatMessage[] = [

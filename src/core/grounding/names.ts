@@ -12,6 +12,15 @@ const ALWAYS_FINE = new Set(
   `i i'm i've i'll i'd am pm a.m p.m ok okay fyi asap utc gmt bst cet cest est edt pst pdt celsius fahrenheit c f
   mr mrs ms dr st q1 q2 q3 q4 tbd eta eod eow todo to-do tl dr ps re vs etc`.split(/\s+/),
 );
+/**
+ * Where the conversation happens and what the assistant is: naming them ("write to me in a DM", "ask me in
+ * Slack") speaks of no item, so no receipt is needed.
+ */
+const ASSISTANT_WORDS = new Set(
+  `dm dms pm telegram slack briefbot bot ollama receipts receipt undo confirm cancel settings help`.split(
+    /\s+/,
+  ),
+);
 /** Words that make a place of the name before them; on their own they name nothing. */
 const PLACE_WORDS = new Set(
   `road rd street st avenue ave lane ln square sq park centre center hall clinic hospital cafe café hotel station
@@ -33,7 +42,13 @@ export function findNameClaims(sentence: string, mask: Mask, options: GroundingO
     if (!/^\p{Lu}/u.test(word)) continue;
     if (index === 0 || startsClause(sentence, start)) continue;
     const lower = word.toLowerCase().replace(/['’]s$/u, "");
-    if (ALWAYS_FINE.has(lower) || isCalendarWord(lower) || PLACE_WORDS.has(lower) || isGeneric(lower))
+    if (
+      ALWAYS_FINE.has(lower) ||
+      ASSISTANT_WORDS.has(lower) ||
+      isCalendarWord(lower) ||
+      PLACE_WORDS.has(lower) ||
+      isGeneric(lower)
+    )
       continue;
     if (!mask.isFree(start, end)) continue;
     const wanted = stem(lower);

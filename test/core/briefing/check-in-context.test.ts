@@ -233,10 +233,10 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
     expect(receipts.every((receipt) => receipt.at.toISOString() === "2025-06-02T11:55:00.000Z")).toBe(true);
     const stored = await listRunMessages(db, run.id);
     expect(stored.some((message) => message.toolCallId === "call_old")).toBe(false);
-    expect(outcome.receipts).toHaveLength(3);
+    expect(outcome.receipts).toHaveLength(1 + MIDDAY_TOOLS.length);
     expect(await getRun(db, run.id)).toMatchObject({
       state: "generated",
-      toolCalls: 3,
+      toolCalls: 1 + MIDDAY_TOOLS.length,
       claimedBy: TEST_OWNER,
     });
   });
