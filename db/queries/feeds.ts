@@ -1,7 +1,10 @@
 import { and, asc, count, desc, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
+import type { FeedItemView } from "../../src/core/domain.ts";
 import type { Database } from "../client.ts";
 import { type Feed, type FeedItem, feedItems, feeds, users } from "../schema/index.ts";
 import { matchesKeyword } from "./keywords.ts";
+
+export type { FeedItemView };
 
 export class FeedExistsError extends Error {
   constructor(readonly feed: Feed) {
@@ -171,9 +174,6 @@ export async function markFeedFailed(db: Database, feedId: number, at: Date, err
     .set({ lastSyncAt: at, lastError: error.slice(0, 1000) })
     .where(eq(feeds.id, feedId));
 }
-
-/** An item as the tools read it, with the feed's title and which asked-for interests it mentions. */
-export type FeedItemView = ReturnType<typeof toView>;
 
 export interface ListFeedItemsOptions {
   max: number;
