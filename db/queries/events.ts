@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { and, eq, gt, gte, isNull, lt, ne, or, sql } from "drizzle-orm";
 import { DateTime } from "luxon";
 import type { ChatEventChanges, EventRange, EventView, NewChatEvent } from "../../src/core/domain.ts";
+import { BriefbotError } from "../../src/core/errors.ts";
 import type { Database } from "../client.ts";
 import { type CalendarEvent, calendars, events, type NewCalendarEvent } from "../schema/index.ts";
 
@@ -132,10 +133,9 @@ function shiftDate(date: string, days: number): string {
 // Chat-created events. Only rows with a null calendarId belong to chat; synced rows are read-only here,
 // since the next sync would overwrite any change.
 
-export class EventInputError extends Error {
+export class EventInputError extends BriefbotError {
   constructor(message: string) {
-    super(message);
-    this.name = "EventInputError";
+    super("invalid_input", message);
   }
 }
 

@@ -1,22 +1,21 @@
 import { and, asc, count, desc, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { FeedItemView } from "../../src/core/domain.ts";
+import { BriefbotError } from "../../src/core/errors.ts";
 import type { Database } from "../client.ts";
 import { type Feed, type FeedItem, feedItems, feeds, users } from "../schema/index.ts";
 import { matchesKeyword } from "./keywords.ts";
 
 export type { FeedItemView };
 
-export class FeedExistsError extends Error {
+export class FeedExistsError extends BriefbotError {
   constructor(readonly feed: Feed) {
-    super(`already subscribed to ${feed.url} (feed ${feed.id})`);
-    this.name = "FeedExistsError";
+    super("already_subscribed", `already subscribed to ${feed.url} (feed ${feed.id})`);
   }
 }
 
-export class InvalidFeedUrlError extends Error {
+export class InvalidFeedUrlError extends BriefbotError {
   constructor(url: string) {
-    super(`"${url}" is not an http(s) feed address`);
-    this.name = "InvalidFeedUrlError";
+    super("invalid_input", `"${url}" is not an http(s) feed address`);
   }
 }
 
