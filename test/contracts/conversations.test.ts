@@ -13,9 +13,19 @@ describeEachStore("conversations", (world) => {
     const user = await world().addUser();
     const key = `telegram:${user.id}:1`;
     expect(await conversations.find("telegram", key)).toBeUndefined();
-    const created = await conversations.findOrCreate({ userId: user.id, platform: "telegram", threadKey: key, at });
+    const created = await conversations.findOrCreate({
+      userId: user.id,
+      platform: "telegram",
+      threadKey: key,
+      at,
+    });
     expect(created).toMatchObject({ userId: user.id, threadKey: key, runId: null, createdAt: at });
-    const again = await conversations.findOrCreate({ userId: user.id, platform: "telegram", threadKey: key, at });
+    const again = await conversations.findOrCreate({
+      userId: user.id,
+      platform: "telegram",
+      threadKey: key,
+      at,
+    });
     expect(again.id).toBe(created.id);
     expect((await conversations.find("telegram", key))?.id).toBe(created.id);
     expect(await conversations.find("slack", key)).toBeUndefined();
@@ -56,9 +66,9 @@ describeEachStore("conversations", (world) => {
     const his = await conversations.findOrCreate({ userId: bob.id, platform: "slack", threadKey: key, at });
     expect(his.id).not.toBe(hers.id);
     expect(his.userId).toBe(bob.id);
-    expect((await conversations.findOrCreate({ userId: bob.id, platform: "slack", threadKey: key, at })).id).toBe(
-      his.id,
-    );
+    expect(
+      (await conversations.findOrCreate({ userId: bob.id, platform: "slack", threadKey: key, at })).id,
+    ).toBe(his.id);
     expect((await conversations.find("slack", key))?.userId).toBe(ann.id);
   });
 });

@@ -16,7 +16,12 @@ import { linkIdentity } from "../../db/queries/users.ts";
 import { createDbPorts } from "../../db/stores/index.ts";
 import type { Identity, Platform, User } from "../../src/core/domain.ts";
 import type { Ports } from "../../src/core/ports.ts";
-import { createTestDatabase, createTestUser, type DatabaseKind, type TestDatabase } from "../helpers/database.ts";
+import {
+  createTestDatabase,
+  createTestUser,
+  type DatabaseKind,
+  type TestDatabase,
+} from "../helpers/database.ts";
 import { createMemoryPorts, createMemoryTables } from "../helpers/memory-ports/index.ts";
 import { insertMemoryUser, linkMemoryIdentity } from "../helpers/memory-ports/users.ts";
 

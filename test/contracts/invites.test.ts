@@ -21,7 +21,10 @@ describeEachStore("invites", (world) => {
       replaced: 0,
     });
     const ann = { ...stranger(), chatId: "555" };
-    const races = await Promise.all([invites.redeem(code, ann, hours(1)), invites.redeem(code, stranger(), hours(1))]);
+    const races = await Promise.all([
+      invites.redeem(code, ann, hours(1)),
+      invites.redeem(code, stranger(), hours(1)),
+    ]);
     expect(races.filter((result) => result.kind === "linked")).toHaveLength(1);
     expect(races.filter((result) => result.kind === "invalid")).toHaveLength(1);
     const linked = races.find((result) => result.kind === "linked");
@@ -37,7 +40,9 @@ describeEachStore("invites", (world) => {
     await invites.issue({ userId: user.id, code: expiring, createdAt: at, expiresAt: hours(1) });
     expect(await invites.redeem(expiring, stranger(), hours(1))).toEqual({ kind: "invalid" });
     await invites.issue({ userId: user.id, code: replaced, createdAt: hours(2), expiresAt: hours(26) });
-    expect(await invites.issue({ userId: user.id, code: current, createdAt: hours(3), expiresAt: hours(27) })).toEqual({
+    expect(
+      await invites.issue({ userId: user.id, code: current, createdAt: hours(3), expiresAt: hours(27) }),
+    ).toEqual({
       replaced: 1,
     });
     expect(await invites.redeem(replaced, stranger(), hours(4))).toEqual({ kind: "invalid" });

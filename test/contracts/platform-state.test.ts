@@ -9,16 +9,25 @@ import { describeEachStore, type StoreWorld } from "./harness.ts";
 /** A delivered run of the user's, for threads to follow up on. */
 async function runOf(world: StoreWorld, userId: number): Promise<{ id: number }> {
   const at = new Date("2025-06-02T06:00:00Z");
-  return world.ports.lifecycle.createManual({ userId, slot: "morning", localDate: "2025-06-02", owner: "a", at });
+  return world.ports.lifecycle.createManual({
+    userId,
+    slot: "morning",
+    localDate: "2025-06-02",
+    owner: "a",
+    at,
+  });
 }
 
 describeEachStore("PlatformState", (world) => {
   const state = () => world().ports.platformState;
 
   it("finds the user behind a linked account, refuses strangers, and remembers the chat", async () => {
-        const user = await world().addUser();
+    const user = await world().addUser();
     const external = `slack-${user.id}`;
-    const identity = await world().linkAccount(user.id, { platform: "slack", externalUserId: `U${user.id}X` });
+    const identity = await world().linkAccount(user.id, {
+      platform: "slack",
+      externalUserId: `U${user.id}X`,
+    });
     expect(await state().findAccount("slack", `U${user.id}X`)).toMatchObject({
       user: { id: user.id, name: user.name },
       identity: { id: identity.id, chatId: null },
@@ -35,7 +44,7 @@ describeEachStore("PlatformState", (world) => {
   });
 
   it("links a thread's messages to its run and root, for their user only, first link winning", async () => {
-        const user = await world().addUser();
+    const user = await world().addUser();
     const other = await world().addUser();
     const run = await runOf(world(), user.id);
     const at = new Date("2025-06-02T06:00:00Z");
@@ -144,7 +153,10 @@ describeEachStore("PlatformState.messageOwner", (world) => {
     const state = world().ports.platformState;
     const user = await world().addUser();
     const next = await world().addUser();
-    const telegram = await world().linkAccount(user.id, { platform: "telegram", externalUserId: `${user.id}77` });
+    const telegram = await world().linkAccount(user.id, {
+      platform: "telegram",
+      externalUserId: `${user.id}77`,
+    });
     const slack = await world().linkAccount(user.id, { platform: "slack", externalUserId: `U${user.id}77` });
     expect((await state.accountsOf(user.id)).map((identity) => identity.id)).toEqual([telegram.id, slack.id]);
     const moved = await world().linkAccount(next.id, { platform: "slack", externalUserId: `U${user.id}77` });

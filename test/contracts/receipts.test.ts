@@ -14,7 +14,13 @@ describeEachStore("the receipt log", (world) => {
   it("returns the receipts among the messages it stores, and reads them back per run", async () => {
     const { receipts, lifecycle } = world().ports;
     const user = await world().addUser();
-    const run = await lifecycle.createManual({ userId: user.id, slot: "morning", localDate: "2025-06-02", owner: "a", at });
+    const run = await lifecycle.createManual({
+      userId: user.id,
+      slot: "morning",
+      localDate: "2025-06-02",
+      owner: "a",
+      at,
+    });
     const base = { userId: user.id, conversationId: null, runId: run.id };
     const written: NewLoggedMessage[] = [
       { ...base, role: "user", content: "Brief me", metadata: {}, createdAt: seconds(0) },
@@ -69,8 +75,18 @@ describeEachStore("the receipt log", (world) => {
   it("reads a thread's last messages oldest first, never another thread's", async () => {
     const { receipts, conversations } = world().ports;
     const user = await world().addUser();
-    const thread = await conversations.findOrCreate({ userId: user.id, platform: "cli", threadKey: `cli:${user.id}`, at });
-    const other = await conversations.findOrCreate({ userId: user.id, platform: "cli", threadKey: `cli:${user.id}:2`, at });
+    const thread = await conversations.findOrCreate({
+      userId: user.id,
+      platform: "cli",
+      threadKey: `cli:${user.id}`,
+      at,
+    });
+    const other = await conversations.findOrCreate({
+      userId: user.id,
+      platform: "cli",
+      threadKey: `cli:${user.id}:2`,
+      at,
+    });
     const say = (conversationId: number, content: string, second: number): NewLoggedMessage => ({
       userId: user.id,
       conversationId,
@@ -80,7 +96,11 @@ describeEachStore("the receipt log", (world) => {
       metadata: {},
       createdAt: seconds(second),
     });
-    await receipts.append([say(thread.id, "one", 1), say(other.id, "elsewhere", 2), say(thread.id, "two", 3)]);
+    await receipts.append([
+      say(thread.id, "one", 1),
+      say(other.id, "elsewhere", 2),
+      say(thread.id, "two", 3),
+    ]);
     await receipts.append([say(thread.id, "three", 4)]);
     const contents = async (limit: number) =>
       (await receipts.threadMessages(thread.id, limit)).map((message) => message.content);

@@ -365,11 +365,16 @@ describeEachStore("the run queue and the run store", (world) => {
     expect(await due()).toEqual([secondRow.id, firstRow.id]);
     expect(await due({ excludeIds: [secondRow.id] })).toEqual([firstRow.id]);
     expect(await due({ at: later(1) })).toEqual([secondRow.id]);
-    const limited = await runQueue.dueDeliveries({ at: later(3), platforms: ["slack"], limit: 1, excludeIds: [] });
+    const limited = await runQueue.dueDeliveries({
+      at: later(3),
+      platforms: ["slack"],
+      limit: 1,
+      excludeIds: [],
+    });
     expect(limited).toHaveLength(1);
-    expect(
-      await runQueue.dueDeliveries({ at: later(3), platforms: [], limit: 10, excludeIds: [] }),
-    ).toEqual([]);
+    expect(await runQueue.dueDeliveries({ at: later(3), platforms: [], limit: 10, excludeIds: [] })).toEqual(
+      [],
+    );
     // A row with no account to go to still comes, with no recipient.
     expect(
       (await runQueue.dueDeliveries({ at: later(3), platforms: ["slack"], limit: 100, excludeIds: [] })).find(

@@ -54,7 +54,9 @@ describeEachStore("users", (world) => {
       briefingMode: "legacy",
       slots: { ...DEFAULT_SLOT_TIMES, morning: null, evening: "19:00" },
     });
-    expect(await users.update(user.id, { locationName: null, latitude: null, longitude: null })).toMatchObject({
+    expect(
+      await users.update(user.id, { locationName: null, latitude: null, longitude: null }),
+    ).toMatchObject({
       locationName: null,
       latitude: null,
     });

@@ -62,10 +62,8 @@ export function createMemoryChatEvents(tables: MemoryTables): ChatEventPort {
       return copyRow(row);
     },
     deleteEvent: async (userId, id) =>
-      removeWhere(
-        tables.events,
-        (row) => row.id === id && row.userId === userId && row.calendarId === null,
-      ).length > 0,
+      removeWhere(tables.events, (row) => row.id === id && row.userId === userId && row.calendarId === null)
+        .length > 0,
   };
 }
 
@@ -101,7 +99,9 @@ export function eventsInRange(
     .filter((row) => {
       if (row.userId !== owner.id || row.status === "cancelled") return false;
       if (row.allDay)
-        return row.startDate !== null && row.endDate !== null && row.startDate < toDate && row.endDate > fromDate;
+        return (
+          row.startDate !== null && row.endDate !== null && row.startDate < toDate && row.endDate > fromDate
+        );
       return (
         row.startsAt < toInstant &&
         (row.endsAt > fromInstant ||
@@ -192,7 +192,8 @@ function timing(
     };
   }
   const startsAt = input.startsAt;
-  if (!startsAt || Number.isNaN(startsAt.getTime())) throw new EventInputError("an event needs a valid start");
+  if (!startsAt || Number.isNaN(startsAt.getTime()))
+    throw new EventInputError("an event needs a valid start");
   const endsAt = input.endsAt ?? new Date(startsAt.getTime() + 3_600_000);
   if (Number.isNaN(endsAt.getTime()) || endsAt < startsAt)
     throw new EventInputError("an event cannot end before it starts");

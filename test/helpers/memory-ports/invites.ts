@@ -59,7 +59,9 @@ export function createMemoryInvites(tables: MemoryTables): Invites {
     },
     async redeem(code, sender, at) {
       const hash = hashCode(code);
-      const invite = tables.invites.find((row) => row.codeHash === hash && row.usedAt === null && row.expiresAt > at);
+      const invite = tables.invites.find(
+        (row) => row.codeHash === hash && row.usedAt === null && row.expiresAt > at,
+      );
       if (!invite) return { kind: "invalid" };
       // The account got linked meanwhile: the code stays unspent (the transaction rolls back).
       const already = accountOf(sender);

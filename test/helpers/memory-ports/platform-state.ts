@@ -29,7 +29,11 @@ export function createMemoryPlatformState(tables: MemoryTables): PlatformState {
     async linkMessages(link) {
       for (const messageKey of link.messageKeys) {
         // A message belongs to one thread: a key already linked keeps its first link.
-        if (tables.platformMessages.some((row) => row.platform === link.platform && row.messageKey === messageKey))
+        if (
+          tables.platformMessages.some(
+            (row) => row.platform === link.platform && row.messageKey === messageKey,
+          )
+        )
           continue;
         tables.platformMessages.push({
           platform: link.platform,
@@ -43,7 +47,8 @@ export function createMemoryPlatformState(tables: MemoryTables): PlatformState {
     },
     findMessage: async (platform, messageKey, userId) => {
       const row = tables.platformMessages.find(
-        (message) => message.platform === platform && message.messageKey === messageKey && message.userId === userId,
+        (message) =>
+          message.platform === platform && message.messageKey === messageKey && message.userId === userId,
       );
       return row ? { userId: row.userId, runId: row.runId, threadKey: row.threadKey } : undefined;
     },
@@ -56,7 +61,12 @@ export function createMemoryPlatformState(tables: MemoryTables): PlatformState {
       const account = tables.identities
         .filter((identity) => identity.userId === row.userId && identity.platform === platform)
         .sort(byId)[0];
-      return { userId: row.userId, runId: row.runId, name: user.name, externalUserId: account?.externalUserId };
+      return {
+        userId: row.userId,
+        runId: row.runId,
+        name: user.name,
+        externalUserId: account?.externalUserId,
+      };
     },
     async claimEvent(platform, eventId, at) {
       const key = `${platform}|${eventId}`;

@@ -7,7 +7,7 @@ import type { BriefingRun, Delivery, DeliveryState, RunState } from "../../../sr
 import type { RunLifecycle } from "../../../src/core/ports.ts";
 import { ownerIsGone } from "./leases.ts";
 import { receiptOf } from "./receipts.ts";
-import { copyRow, type MemoryTables, removeWhere, type RunRow } from "./tables.ts";
+import { copyRow, type MemoryTables, type RunRow, removeWhere } from "./tables.ts";
 
 /** What a send judged interrupted records; the same words as the database's. */
 export const INTERRUPTED_SEND_REASON = "interrupted mid-send; not re-sent to avoid a duplicate";
@@ -216,7 +216,11 @@ export function createMemoryRunLifecycle(tables: MemoryTables): RunLifecycle {
         () => ({
           state: anySent ? "delivered" : "failed",
           deliveredAt: anySent ? at : null,
-          reason: !anySent ? failures : failures !== null ? `partly delivered; ${failures}` : (reason ?? null),
+          reason: !anySent
+            ? failures
+            : failures !== null
+              ? `partly delivered; ${failures}`
+              : (reason ?? null),
         }),
         at,
       );

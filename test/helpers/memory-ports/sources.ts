@@ -71,14 +71,22 @@ function feedItemsOf(
       if (item.userId !== userId) return false;
       const feed = feedOf(item);
       if (!feed) return false;
-      return !topic || feed.topics.includes(topic) || matchesKeyword(item.title, topic) || matchesKeyword(item.summary, topic);
+      return (
+        !topic ||
+        feed.topics.includes(topic) ||
+        matchesKeyword(item.title, topic) ||
+        matchesKeyword(item.summary, topic)
+      );
     })
     .sort(
       (a, b) =>
         (b.publishedAt ?? b.fetchedAt).getTime() - (a.publishedAt ?? a.fetchedAt).getTime() || b.id - a.id,
     )
     .slice(0, interests.length > 0 ? Math.max(INTEREST_WINDOW, max) : max);
-  const ranked = rows.map((item, position) => ({ view: toView(item, feedOf(item) as FeedRow, interests), position }));
+  const ranked = rows.map((item, position) => ({
+    view: toView(item, feedOf(item) as FeedRow, interests),
+    position,
+  }));
   if (interests.length === 0) return ranked.map((entry) => entry.view);
   // Matching items claim slots first; the result is still shown newest first.
   const matching = ranked.filter((entry) => entry.view.matchedInterests.length > 0);

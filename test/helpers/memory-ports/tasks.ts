@@ -94,9 +94,7 @@ function matches(task: Task, query: TaskQuery): boolean {
 
 /** Soonest due first, undated last; then by time (untimed last, as nulls sort last ascending), then id. */
 function byDue(a: Task, b: Task): number {
-  return (
-    nullsLast(a.dueDate, b.dueDate) || nullsLast(a.dueTime, b.dueTime) || a.id - b.id
-  );
+  return nullsLast(a.dueDate, b.dueDate) || nullsLast(a.dueTime, b.dueTime) || a.id - b.id;
 }
 
 function byCompletionNewestFirst(a: Task, b: Task): number {

@@ -1,7 +1,7 @@
 /** The `Users` port in memory, and the writes the CLI makes (a new user, a linked account) for seeding. */
 import { DEFAULT_SLOT_TIMES, type Identity, type Platform, type User } from "../../../src/core/domain.ts";
 import { NotFoundError } from "../../../src/core/errors.ts";
-import type { Users, UserSettingsChanges } from "../../../src/core/ports.ts";
+import type { UserSettingsChanges, Users } from "../../../src/core/ports.ts";
 import { copyRow, type MemoryTables, UniqueViolation } from "./tables.ts";
 
 export function createMemoryUsers(tables: MemoryTables): Users {
@@ -80,5 +80,7 @@ export function compareText(a: string, b: string): number {
 }
 
 function withoutUndefined<VALUE extends object>(value: VALUE): Partial<VALUE> {
-  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as Partial<VALUE>;
+  return Object.fromEntries(
+    Object.entries(value).filter(([, entry]) => entry !== undefined),
+  ) as Partial<VALUE>;
 }
