@@ -22,14 +22,16 @@ import {
   type DatabaseKind,
   type TestDatabase,
 } from "../helpers/database.ts";
-import { createMemoryPorts, createMemoryTables } from "../helpers/memory-ports/index.ts";
 import { insertMemoryUser, linkMemoryIdentity } from "../helpers/memory-ports/users.ts";
+import { createMemoryStore, type TestStore } from "../helpers/test-store.ts";
 
 export type StoreKind = "memory" | DatabaseKind;
 
 export interface StoreWorld {
   kind: StoreKind;
   ports: Ports;
+  /** For what only the syncs and the CLI write (feeds, forecasts): `test/helpers/test-store.ts` takes it. */
+  store: TestStore;
   /** A new user with a unique name (and the defaults `briefbot user add` gives). */
   addUser: (values?: Partial<Pick<User, "name" | "timeZone">>) => Promise<User>;
   /** Links a platform account to a user, as the CLI's `user link` does. */
@@ -64,11 +66,13 @@ export function describeEachStore(name: string, suite: (world: () => StoreWorld)
 }
 
 function memoryWorld(): StoreWorld {
-  const tables = createMemoryTables();
+  const store = createMemoryStore();
+  const { tables } = store;
   let counter = 0;
   return {
     kind: "memory",
-    ports: createMemoryPorts(tables),
+    ports: store.ports,
+    store,
     addUser: async (values = {}) => {
       counter += 1;
       return insertMemoryUser(tables, {
@@ -85,6 +89,7 @@ function databaseWorld(kind: DatabaseKind, database: TestDatabase): StoreWorld {
   return {
     kind,
     ports: createDbPorts(db),
+    store: db,
     addUser: (values = {}) => createTestUser(db, values),
     linkAccount: (userId, account) => linkIdentity(db, userId, account),
   };

@@ -16,6 +16,7 @@ import { createDbPorts } from "../../db/stores/index.ts";
 import type {
   BriefingRun,
   CalendarEvent,
+  ChatEventChanges,
   Conversation,
   Identity,
   LoggedMessage,
@@ -177,6 +178,14 @@ export async function getEvent(
   const row = store.tables.events.find((event) => event.id === id && event.userId === userId);
   return row && structuredClone(row);
 }
+export const updateEvent = (
+  store: TestStore,
+  userId: number,
+  id: number,
+  changes: ChatEventChanges,
+  timeZone: string,
+  now: Date,
+) => portsOf(store).records.updateEvent(userId, id, changes, timeZone, now);
 export const deleteEvent = (store: TestStore, userId: number, id: number) =>
   portsOf(store).records.deleteEvent(userId, id);
 export const getUser = (store: TestStore, userId: number) => portsOf(store).users.get(userId);
