@@ -3,15 +3,14 @@
  * assistant reports it), and who may read an answer in each kind of space.
  */
 import { describe, expect, it } from "vitest";
-import { createTask } from "../../db/queries/tasks.ts";
 import {
   answersInBriefingThread,
   audienceOf,
   othersBriefingText,
   readsPersonalData,
 } from "../../src/core/audience.ts";
-import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
 import { scriptedModel } from "../helpers/scripted-model.ts";
+import { createTask, createTestUser, describeInMemory } from "../helpers/test-store.ts";
 import { call, LONDON, seedTasks, seedWeather, testCore } from "./fixture.ts";
 
 describe("audienceOf", () => {
@@ -44,14 +43,14 @@ describe("briefing threads", () => {
   });
 });
 
-describeEachDatabase("a chat reply says whether it read the person's data", (getDb) => {
+describeInMemory("a chat reply says whether it read the person's data", (getStore) => {
   async function setUp() {
-    const db = getDb();
-    const user = await createTestUser(db, LONDON);
-    await seedTasks(db, user);
-    await seedWeather(db);
+    const store = getStore();
+    const user = await createTestUser(store, LONDON);
+    await seedTasks(store, user);
+    await seedWeather(store);
     const model = scriptedModel();
-    return { db, user, ...testCore(db, model) };
+    return { store, user, ...testCore(store, model) };
   }
   /** A thread in a channel others read: nothing of hers is looked at unless the answer needs it. */
   const thread = (key: string, runId?: number) => ({
@@ -92,8 +91,8 @@ describeEachDatabase("a chat reply says whether it read the person's data", (get
   });
 
   it("is personal for a change waiting for a Confirm", async () => {
-    const { db, user, model, assistant } = await setUp();
-    const task = await createTask(db, { userId: user.id, title: "Old chore", dueDate: "2025-06-02" });
+    const { store, user, model, assistant } = await setUp();
+    const task = await createTask(store, { userId: user.id, title: "Old chore", dueDate: "2025-06-02" });
     model.script({ toolCalls: [call("delete_task", { id: task.id })] }, { content: "Please confirm." });
     const reply = await assistant.reply(user.id, thread(`${user.id}.3`), `delete task ${task.id}`);
     expect(reply.pending).toHaveLength(1);

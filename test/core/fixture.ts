@@ -1,25 +1,29 @@
 /**
- * What the briefing and chat tests share: the core composed over the real database ports with a model (the
- * in-process scripted model, or the Ollama test server behind the real client), a fixed clock (Mon 2 Jun
- * 2025, 07:00 in London), and helpers to seed a user's data.
+ * What the briefing and chat tests share: the core composed over a test store's ports — the in-memory ports
+ * (`describeInMemory`), or a real database's stores — with a model (the in-process scripted model, or the
+ * Ollama test server behind the real client), a fixed clock (Mon 2 Jun 2025, 07:00 in London), and helpers
+ * to seed a user's data. Every helper taking `db` takes either store.
  */
 
-import type { Database } from "../../db/client.ts";
-import { createEvent } from "../../db/queries/events.ts";
-import { addFeed, saveFeedSync } from "../../db/queries/feeds.ts";
-import { createTask } from "../../db/queries/tasks.ts";
-import { saveCachedForecast } from "../../db/queries/weather.ts";
-import type { User } from "../../db/schema/index.ts";
-import { createDbPorts } from "../../db/stores/index.ts";
 import { resolveModelRoutes } from "../../src/config/model-routes.ts";
 import { type Clock, fixedClock } from "../../src/core/clock.ts";
 import { type CoreOptions, composeCore } from "../../src/core/compose.ts";
+import type { User } from "../../src/core/domain.ts";
 import { sequentialIds } from "../../src/core/ids.ts";
 import type { Logger } from "../../src/core/logger.ts";
 import type { ModelClient } from "../../src/core/model.ts";
 import type { Ports, Sources } from "../../src/core/ports.ts";
 import type { ToolContext } from "../../src/core/tools/define-tool.ts";
 import { createModelClient } from "../../src/models/index.ts";
+import {
+  addFeed,
+  createEvent,
+  createTask,
+  portsOf,
+  saveCachedForecast,
+  saveFeedSync,
+  type TestStore,
+} from "../helpers/test-store.ts";
 import { type OllamaTestServer, type ScriptedToolCall, startOllamaServer } from "../servers/ollama-server.ts";
 
 export const MODEL = "qwen2.5:7b";
@@ -51,18 +55,18 @@ export function recordingLogger(): Logger & { warnings: Array<{ details: object;
   };
 }
 
-/** What a tool handler gets when `user` acts: the real stores of `db` and a clock. */
-export function toolContextFor(db: Database, user: User, clock: Clock = fixedClock(START)): ToolContext {
-  const { records, sources } = createDbPorts(db);
+/** What a tool handler gets when `user` acts: the ports of `db` (either store) and a clock. */
+export function toolContextFor(db: TestStore, user: User, clock: Clock = fixedClock(START)): ToolContext {
+  const { records, sources } = portsOf(db);
   return { user, clock, records, sources };
 }
 
 /**
- * The core as `composeCore` builds it for the app, over the real stores of `db`, with `model` (a scripted
+ * The core as `composeCore` builds it for the app, over the ports of `db` (either store), with `model` (a scripted
  * model, or `modelClientFor(server.url)`); warnings are recorded, ids are `runner_1`, `runner_2`, ….
  */
 export function testCore<MODEL extends ModelClient, CLOCK extends Clock = ReturnType<typeof fixedClock>>(
-  db: Database,
+  db: TestStore,
   model: MODEL,
   options: Partial<Pick<CoreOptions, "tools" | "config" | "timer" | "geocoder" | "owner">> & {
     clock?: CLOCK;
@@ -74,7 +78,7 @@ export function testCore<MODEL extends ModelClient, CLOCK extends Clock = Return
 ) {
   const clock = options.clock ?? (fixedClock(START) as unknown as CLOCK);
   const logger = recordingLogger();
-  const stores = createDbPorts(db);
+  const stores = portsOf(db);
   const given: Ports = options.refresh
     ? { ...stores, sources: { ...stores.sources, refresh: options.refresh } }
     : stores;
@@ -114,7 +118,7 @@ export const MORNING_COVERAGE: Array<[string, Record<string, unknown>]> = [
 export const MORNING_STATUS_ROW =
   "✓ checked calendar · ✓ looked at tasks · ✓ pulled weather · ✓ read the news · ✓ reviewed projects";
 
-export async function seedTasks(db: Database, user: User): Promise<void> {
+export async function seedTasks(db: TestStore, user: User): Promise<void> {
   await createTask(db, {
     userId: user.id,
     title: "Renew passport",
@@ -126,7 +130,7 @@ export async function seedTasks(db: Database, user: User): Promise<void> {
 }
 
 export async function seedEvent(
-  db: Database,
+  db: TestStore,
   user: User,
   title = "Dentist",
   start = "2025-06-02T08:00:00Z",
@@ -140,7 +144,7 @@ export async function seedEvent(
 }
 
 /** A cached forecast for the user's place (London), as the background refresh would leave it. */
-export async function seedWeather(db: Database, at = new Date("2025-06-02T05:40:00Z")): Promise<void> {
+export async function seedWeather(db: TestStore, at = new Date("2025-06-02T05:40:00Z")): Promise<void> {
   await saveCachedForecast(
     db,
     51.51,
@@ -172,7 +176,7 @@ export const LONDON = {
 export { requestText } from "../helpers/scripted-model.ts";
 
 /** A feed of the user's whose one item carries `injection`: outside text telling the model what to do. */
-export async function seedInjectedFeed(db: Database, user: User, injection: string): Promise<void> {
+export async function seedInjectedFeed(db: TestStore, user: User, injection: string): Promise<void> {
   const feed = await addFeed(db, { userId: user.id, url: `https://news.example/${user.id}.rss` });
   await saveFeedSync(db, feed, {
     title: "Totally Normal News",

@@ -6,14 +6,18 @@
  */
 
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { findConversation } from "../../db/queries/conversations.ts";
-import { listConversationMessages, listRunMessages } from "../../db/queries/messages.ts";
-import { getRun } from "../../db/queries/runs.ts";
 import { resolveModelRoutes } from "../../src/config/model-routes.ts";
 import { CHAT_COVERAGE } from "../../src/core/briefing/coverage.ts";
 import { createModelClient } from "../../src/models/index.ts";
-import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
 import { call, scriptedModel } from "../helpers/scripted-model.ts";
+import {
+  createTestUser,
+  describeInMemory,
+  findConversation,
+  getRun,
+  listConversationMessages,
+  listRunMessages,
+} from "../helpers/test-store.ts";
 import type { OllamaTestServer } from "../servers/ollama-server.ts";
 import {
   LONDON,
@@ -50,18 +54,18 @@ function nested(depth: number): Record<string, unknown> {
 
 const hasNul = (value: unknown) => JSON.stringify(value).includes("\\u0000");
 
-describeEachDatabase("hostile model replies", (getDb) => {
+describeInMemory("hostile model replies", (getStore) => {
   async function setup() {
-    const db = getDb();
-    const user = await createTestUser(db, LONDON);
-    await seedTasks(db, user);
-    await seedWeather(db);
+    const store = getStore();
+    const user = await createTestUser(store, LONDON);
+    await seedTasks(store, user);
+    await seedWeather(store);
     const model = scriptedModel();
-    return { db, user, ...testCore(db, model) };
+    return { store, user, ...testCore(store, model) };
   }
 
   it("stores a briefing whose prose and tool arguments carry NUL, with every NUL gone", async () => {
-    const { db, user, model, assistant } = await setup();
+    const { store, user, model, assistant } = await setup();
     model.script(
       {
         toolCalls: [
@@ -74,7 +78,7 @@ describeEachDatabase("hostile model replies", (getDb) => {
     const outcome = await assistant.brief(user.id, { slot: "morning" });
     expect(outcome.mode).toBe("agentic");
     expect(outcome.prose).toBe('"Renew passport" is due at 14:30.');
-    const stored = await listRunMessages(db, outcome.runId);
+    const stored = await listRunMessages(store, outcome.runId);
     expect(stored.some((message) => hasNul(message))).toBe(false);
     expect(
       outcome.receipts.slice(-2).map((receipt) => [receipt.toolName, receipt.arguments, receipt.error]),
@@ -82,11 +86,11 @@ describeEachDatabase("hostile model replies", (getDb) => {
       ["search_projects", { query: "home" }, false],
       ["list_notes", { recent_days: 1 }, false],
     ]);
-    expect((await getRun(db, outcome.runId))?.state).toBe("generated");
+    expect((await getRun(store, outcome.runId))?.state).toBe("generated");
   });
 
   it("answers arguments nested 1,000 levels deep with an error the model reads, storing no part of them", async () => {
-    const { db, user, model, assistant } = await setup();
+    const { store, user, model, assistant } = await setup();
     model.script(
       { toolCalls: [call("list_tasks", nested(1_000))] },
       { content: '"Renew passport" is due at 14:30.' },
@@ -97,12 +101,12 @@ describeEachDatabase("hostile model replies", (getDb) => {
     expect(refused).toMatchObject({ toolName: "list_tasks", arguments: {}, error: true });
     expect(JSON.stringify(refused?.result)).toMatch(/nested more than 6 levels deep/);
     expect(String(model.requests[1]?.messages.at(-1)?.content)).toMatch(/nested more than 6 levels deep/);
-    const stored = await listRunMessages(db, outcome.runId);
+    const stored = await listRunMessages(store, outcome.runId);
     expect(JSON.stringify(stored).length).toBeLessThan(20_000);
   });
 
   it("runs 16 of 10,000 calls in one briefing turn and answers the other 9,984 with one error: 17 receipts", async () => {
-    const { db, user, model, assistant } = await setup();
+    const { store, user, model, assistant } = await setup();
     const flood = Array.from({ length: 10_000 }, () => call("list_tasks", { filter: "overdue" }));
     model.script({ toolCalls: flood }, { content: '"File expenses" is overdue.' });
     const outcome = await assistant.brief(user.id, { slot: "morning" });
@@ -115,11 +119,13 @@ describeEachDatabase("hostile model replies", (getDb) => {
       MORNING_COVERAGE.length + 17,
     );
     expect(String(next?.messages.at(-1)?.content)).toContain("9,984 tool calls");
-    expect(await listRunMessages(db, outcome.runId)).toHaveLength(1 + MORNING_COVERAGE.length + 1 + 17 + 1);
+    expect(await listRunMessages(store, outcome.runId)).toHaveLength(
+      1 + MORNING_COVERAGE.length + 1 + 17 + 1,
+    );
   });
 
   it("runs 16 of 10,000 calls in one chat turn too, and stores a NUL-free reply", async () => {
-    const { db, user, model, assistant } = await setup();
+    const { store, user, model, assistant } = await setup();
     const flood = Array.from({ length: 10_000 }, () => call("list_tasks", { filter: "due_today" }));
     model.script({ toolCalls: flood }, { content: '"Renew passport"\u0000 is due at 14:30.' });
     const thread = { platform: "cli" as const, threadKey: `cli:${user.id}:flood` };
@@ -127,8 +133,8 @@ describeEachDatabase("hostile model replies", (getDb) => {
     expect(reply.text).toBe('"Renew passport" is due at 14:30.');
     // Today's receipts come first (a question with none yet in its thread), then the 17 of the flood.
     expect(reply.receipts).toHaveLength(CHAT_COVERAGE.length + 17);
-    const conversation = await findConversation(db, "cli", thread.threadKey);
-    const stored = await listConversationMessages(db, conversation!.id, 100);
+    const conversation = await findConversation(store, "cli", thread.threadKey);
+    const stored = await listConversationMessages(store, conversation!.id, 100);
     expect(stored.some((message) => hasNul(message))).toBe(false);
   });
 
@@ -145,11 +151,11 @@ describeEachDatabase("hostile model replies", (getDb) => {
   }
 
   it("ends a briefing whose run deadline passes in its digest, and records why", async () => {
-    const { db, user } = await setup();
+    const { store, user } = await setup();
     // A model that keeps asking for more and takes 2 s per answer: the second request would start after
     // the briefing's 1 s budget.
     const { model, timer } = slowModel(2_000);
-    const { assistant } = testCore(db, model, { config: { runDeadlineSeconds: 1 }, timer });
+    const { assistant } = testCore(store, model, { config: { runDeadlineSeconds: 1 }, timer });
     const outcome = await assistant.brief(user.id, { slot: "morning" });
     expect(model.requests).toHaveLength(1);
     expect(model.requests[0]?.timeoutMs).toBe(1_000);
@@ -157,15 +163,15 @@ describeEachDatabase("hostile model replies", (getDb) => {
     expect(outcome.prose).toContain(
       "(The assistant model took too long, so this is a plain digest of your data.)",
     );
-    expect((await getRun(db, outcome.runId))?.reason).toBe(
+    expect((await getRun(store, outcome.runId))?.reason).toBe(
       "deadline exceeded: the morning briefing ran out of its 1 s budget before the next model request",
     );
   });
 
   it("answers a chat whose deadline passes with a plain apology, recorded on the reply", async () => {
-    const { db, user } = await setup();
+    const { store, user } = await setup();
     const { model, timer } = slowModel(2_000);
-    const { assistant } = testCore(db, model, { config: { chatDeadlineSeconds: 1 }, timer });
+    const { assistant } = testCore(store, model, { config: { chatDeadlineSeconds: 1 }, timer });
     const thread = { platform: "cli" as const, threadKey: `cli:${user.id}:slow` };
     const reply = await assistant.reply(user.id, thread, "what's open?");
     expect(model.requests).toHaveLength(1);
@@ -177,8 +183,8 @@ describeEachDatabase("hostile model replies", (getDb) => {
     expect(reply.receipts.slice(CHAT_COVERAGE.length).map((receipt) => receipt.toolName)).toEqual([
       "list_tasks",
     ]);
-    const conversation = await findConversation(db, "cli", thread.threadKey);
-    const stored = await listConversationMessages(db, conversation!.id, 100);
+    const conversation = await findConversation(store, "cli", thread.threadKey);
+    const stored = await listConversationMessages(store, conversation!.id, 100);
     expect(stored.at(-1)?.metadata).toMatchObject({
       kind: "reply",
       failure: { code: "DEADLINE_EXCEEDED" },
@@ -186,26 +192,26 @@ describeEachDatabase("hostile model replies", (getDb) => {
   });
 
   it("ends a briefing whose model streams without end in its digest (cut at 64 tokens), recorded", async () => {
-    const { db, user } = await setup();
+    const { store, user } = await setup();
     ollama.script(MODEL, { endless: { token: "blah " } });
-    const { assistant } = testCore(db, cappedClient());
+    const { assistant } = testCore(store, cappedClient());
     const outcome = await assistant.brief(user.id, { slot: "morning" });
     expect(outcome.mode).toBe("digest");
     expect(outcome.prose).toContain('"Renew passport"');
     expect(outcome.prose).toContain("ran on past its limit");
-    expect((await getRun(db, outcome.runId))?.reason).toMatch(/^output capped: .*output cap of 64 tokens/);
+    expect((await getRun(store, outcome.runId))?.reason).toMatch(/^output capped: .*output cap of 64 tokens/);
   });
 
   it("answers a chat whose model streams without end with a plain apology, recorded", async () => {
-    const { db, user } = await setup();
+    const { store, user } = await setup();
     ollama.script(MODEL, { endless: { token: "blah " } });
-    const { assistant } = testCore(db, cappedClient());
+    const { assistant } = testCore(store, cappedClient());
     const thread = { platform: "cli" as const, threadKey: `cli:${user.id}:endless` };
     const reply = await assistant.reply(user.id, thread, "tell me everything");
     expect(reply.text).toMatch(/^Sorry, the assistant model's answer ran on past its limit/);
     expect(reply.text).not.toContain("blah");
-    const conversation = await findConversation(db, "cli", thread.threadKey);
-    const stored = await listConversationMessages(db, conversation!.id, 100);
+    const conversation = await findConversation(store, "cli", thread.threadKey);
+    const stored = await listConversationMessages(store, conversation!.id, 100);
     expect(stored.at(-1)?.metadata).toMatchObject({ kind: "reply", failure: { code: "OUTPUT_CAPPED" } });
   });
 });

@@ -1,17 +1,15 @@
 /** The one identity gate both adapters pass every platform user through, over the real PlatformState store. */
 import { expect, it } from "vitest";
-import { linkIdentity } from "../../db/queries/users.ts";
-import { createDbPorts } from "../../db/stores/index.ts";
 import { identify } from "../../src/core/identity.ts";
-import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
+import { createTestUser, describeInMemory, linkIdentity, portsOf } from "../helpers/test-store.ts";
 
-describeEachDatabase("identify", (getDb) => {
+describeInMemory("identify", (getStore) => {
   it("knows a linked account, refuses a stranger, and remembers the private chat once", async () => {
-    const db = getDb();
-    const state = createDbPorts(db).platformState;
-    const user = await createTestUser(db);
+    const store = getStore();
+    const state = portsOf(store).platformState;
+    const user = await createTestUser(store);
     const external = `U${user.id}GATE`;
-    await linkIdentity(db, user.id, { platform: "slack", externalUserId: external });
+    await linkIdentity(store, user.id, { platform: "slack", externalUserId: external });
 
     expect(await identify(state, { platform: "slack", externalUserId: `U${user.id}NOBODY` })).toBeUndefined();
     // The same id on the other platform is another account: a stranger there.

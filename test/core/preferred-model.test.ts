@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { getRun } from "../../db/queries/runs.ts";
-import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
+import { createTestUser, describeInMemory, getRun } from "../helpers/test-store.ts";
 import { type OllamaTestServer, startOllamaServer } from "../servers/ollama-server.ts";
 import { LONDON, MODEL, modelClientFor, seedTasks, seedWeather, testCore } from "./fixture.ts";
 
@@ -20,36 +19,36 @@ afterAll(async () => {
 const PROSE = '"Renew passport" is due at 14:30 and "File expenses" is overdue.';
 
 // Over the HTTP server: the preferred model must reach the wire, and its own capabilities decide the mode.
-describeEachDatabase("a user's preferred model", (getDb) => {
+describeInMemory("a user's preferred model", (getStore) => {
   async function userPreferring(preferredModel: string | null) {
-    const db = getDb();
-    const user = await createTestUser(db, { ...LONDON, preferredModel });
-    await seedTasks(db, user);
-    await seedWeather(db);
-    return { db, user };
+    const store = getStore();
+    const user = await createTestUser(store, { ...LONDON, preferredModel });
+    await seedTasks(store, user);
+    await seedWeather(store);
+    return { store, user };
   }
 
   it("is the model every briefing request asks for, and the one the run records", async () => {
-    const { db, user } = await userPreferring(LARGE);
+    const { store, user } = await userPreferring(LARGE);
     const routeBefore = server.chatRequests(MODEL).length;
     server.script(LARGE, [{ content: PROSE }]);
 
-    const outcome = await testCore(db, modelClientFor(server.url)).assistant.brief(user.id, {
+    const outcome = await testCore(store, modelClientFor(server.url)).assistant.brief(user.id, {
       slot: "morning",
     });
 
     expect(outcome.mode).toBe("agentic");
     expect(outcome.prose).toBe(PROSE);
     expect(server.chatRequests(MODEL)).toHaveLength(routeBefore);
-    expect((await getRun(db, outcome.runId))?.model).toBe(LARGE);
+    expect((await getRun(store, outcome.runId))?.model).toBe(LARGE);
   });
 
   it("is checked for agentic capability: a 3B preferred model gives a legacy briefing", async () => {
-    const { db, user } = await userPreferring(SMALL);
+    const { store, user } = await userPreferring(SMALL);
     const before = server.chatRequests(SMALL).length;
     server.script(SMALL, { content: PROSE });
 
-    const outcome = await testCore(db, modelClientFor(server.url)).assistant.brief(user.id, {
+    const outcome = await testCore(store, modelClientFor(server.url)).assistant.brief(user.id, {
       slot: "morning",
     });
 
@@ -57,12 +56,12 @@ describeEachDatabase("a user's preferred model", (getDb) => {
     const requests = server.chatRequests(SMALL).slice(before);
     expect(requests).toHaveLength(1);
     expect(requests[0]?.tools).toBeUndefined();
-    expect((await getRun(db, outcome.runId))?.reason).toMatch(/llama3\.2:3b has 3\.2B parameters/);
+    expect((await getRun(store, outcome.runId))?.reason).toMatch(/llama3\.2:3b has 3\.2B parameters/);
   });
 
   it("answers chat", async () => {
-    const { db, user } = await userPreferring(LARGE);
-    const { assistant } = testCore(db, modelClientFor(server.url));
+    const { store, user } = await userPreferring(LARGE);
+    const { assistant } = testCore(store, modelClientFor(server.url));
     server.script(LARGE, { content: "Hello." });
     const before = server.chatRequests(LARGE).length;
 
@@ -73,15 +72,15 @@ describeEachDatabase("a user's preferred model", (getDb) => {
   });
 
   it("leaves the route's model in place when unset", async () => {
-    const { db, user } = await userPreferring(null);
+    const { store, user } = await userPreferring(null);
     const before = server.chatRequests(MODEL).length;
     server.script(MODEL, [{ content: PROSE }]);
 
-    const outcome = await testCore(db, modelClientFor(server.url)).assistant.brief(user.id, {
+    const outcome = await testCore(store, modelClientFor(server.url)).assistant.brief(user.id, {
       slot: "morning",
     });
 
     expect(server.chatRequests(MODEL).length).toBeGreaterThan(before);
-    expect((await getRun(db, outcome.runId))?.model).toBe(MODEL);
+    expect((await getRun(store, outcome.runId))?.model).toBe(MODEL);
   });
 });

@@ -1,6 +1,5 @@
-import type { Database } from "../../db/client.ts";
-import { createRunLifecycle, createRunQueue } from "../../db/stores/index.ts";
 import type { BriefingRun, RunResult, SlotName } from "../../src/core/domain.ts";
+import { portsOf, type TestStore } from "./test-store.ts";
 
 /** What the helpers store as a run's result, but for its prose. */
 const EMPTY_RESULT: RunResult = {
@@ -24,13 +23,13 @@ export const HELPER_OWNER = "test-helper";
 
 /** A scheduled run claimed now, as the scheduler claims it (its window 90 minutes from `at`). */
 export async function claimRun(
-  db: Database,
+  db: TestStore,
   slot: { userId: number; slot: SlotName; localDate: string; notAfter?: Date },
   at: Date,
   owner = HELPER_OWNER,
 ): Promise<BriefingRun> {
   const notAfter = slot.notAfter ?? new Date(at.getTime() + 90 * 60_000);
-  const run = await createRunLifecycle(db).claim({ ...slot, notAfter }, owner, at);
+  const run = await portsOf(db).lifecycle.claim({ ...slot, notAfter }, owner, at);
   if (!run)
     throw new Error(`test bug: ${slot.slot} ${slot.localDate} of user ${slot.userId} was already claimed`);
   return run;
@@ -38,7 +37,7 @@ export async function claimRun(
 
 /** A run claimed and generated with `prose`, as the runner leaves it: ready for the outbox. */
 export async function generatedRun(
-  db: Database,
+  db: TestStore,
   slot: { userId: number; slot: SlotName; localDate: string; notAfter?: Date },
   prose: string,
   at: Date,
@@ -46,20 +45,20 @@ export async function generatedRun(
 ): Promise<BriefingRun> {
   const run = await claimRun(db, slot, at, owner);
   await markGenerated(db, run, prose, at, owner);
-  const generated = await createRunQueue(db).get(run.id);
+  const generated = await portsOf(db).runQueue.get(run.id);
   if (!generated) throw new Error(`test bug: run ${run.id} vanished`);
   return generated.run;
 }
 
 /** Moves a claimed run through generating to generated with `prose`, as the runner would. */
 export async function markGenerated(
-  db: Database,
+  db: TestStore,
   run: Pick<BriefingRun, "id" | "userId">,
   prose: string,
   at: Date,
   owner = HELPER_OWNER,
 ): Promise<void> {
-  const lifecycle = createRunLifecycle(db);
+  const lifecycle = portsOf(db).lifecycle;
   if (!(await lifecycle.start(run.id, run.userId, owner, at)))
     throw new Error(`test bug: run ${run.id} not claimed by ${owner}`);
   const finished = await lifecycle.finish(run.id, owner, { ...EMPTY_RESULT, prose }, at);
@@ -68,12 +67,12 @@ export async function markGenerated(
 
 /** A manual run already generated with `prose` (as /brief leaves it), ready for the outbox. */
 export async function generatedManualRun(
-  db: Database,
+  db: TestStore,
   user: { userId: number; slot?: SlotName; localDate?: string },
   prose: string,
   at: Date,
 ): Promise<BriefingRun> {
-  const lifecycle = createRunLifecycle(db);
+  const lifecycle = portsOf(db).lifecycle;
   const run = await lifecycle.createManual({
     userId: user.userId,
     slot: user.slot ?? "morning",

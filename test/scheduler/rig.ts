@@ -22,6 +22,7 @@ import {
 } from "../../src/scheduler/scheduler.ts";
 import { testCore } from "../core/fixture.ts";
 import { createTestUser } from "../helpers/database.ts";
+import type { TestStore } from "../helpers/test-store.ts";
 import { type OllamaTestServer, startOllamaServer } from "../servers/ollama-server.ts";
 
 export const MODEL = "qwen2.5:7b";
@@ -47,7 +48,7 @@ export function nextOwner(): string {
 
 /** The production wiring of the runner, counting calls. */
 export function realRunner(
-  db: Database,
+  db: TestStore,
   model: ModelClient,
   clock: Clock,
   owner: string,

@@ -2,29 +2,34 @@
  * Check-ins compare the morning run's receipts (stored by the real runner) with fresh data: tasks
  * completed, tasks newly overdue, events new, moved or removed — and say "nothing changed" only from data.
  */
-import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { Database } from "../../../db/client.ts";
-import { createEvent, updateEvent } from "../../../db/queries/events.ts";
-import { completeTask, createTask } from "../../../db/queries/tasks.ts";
-import { events, type User } from "../../../db/schema/index.ts";
-import { createDbPorts } from "../../../db/stores/index.ts";
 import { changesSinceMorning as changesOver } from "../../../src/core/briefing/changes-since-morning.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
-import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
+import type { User } from "../../../src/core/domain.ts";
 import { claimRun } from "../../helpers/runs.ts";
+import {
+  completeTask,
+  createEvent,
+  createTask,
+  createTestUser,
+  deleteEvent,
+  describeInMemory,
+  portsOf,
+  type TestStore,
+  updateEvent,
+} from "../../helpers/test-store.ts";
 import { modelFor, realRunner, startModel } from "../../scheduler/rig.ts";
 import type { OllamaTestServer } from "../../servers/ollama-server.ts";
 
 /** The core's computation over the database's ports, as a check-in runs it. */
-function changesSinceMorning(db: Database, user: User, localDate: string, now: Date) {
-  return changesOver(createDbPorts(db), user, localDate, now);
+function changesSinceMorning(store: TestStore, user: User, localDate: string, now: Date) {
+  return changesOver(portsOf(store), user, localDate, now);
 }
 
 const TODAY = "2025-06-02";
 const MORNING = new Date("2025-06-02T06:00:00Z"); // 07:00 London
 
-describeEachDatabase("changesSinceMorning", (getDb) => {
+describeInMemory("changesSinceMorning", (getStore) => {
   let ollama: OllamaTestServer;
   beforeAll(async () => {
     ollama = await startModel();
@@ -33,60 +38,65 @@ describeEachDatabase("changesSinceMorning", (getDb) => {
     await ollama.close();
   });
 
-  async function morningBriefing(db: Database, user: User) {
+  async function morningBriefing(store: TestStore, user: User) {
     const clock = fixedClock(MORNING);
     const run = await claimRun(
-      db,
+      store,
       { userId: user.id, slot: "morning", localDate: TODAY },
       MORNING,
       "morning-test",
     );
     // The model answers at once; the runner's coverage calls list_tasks and list_events itself.
-    await realRunner(db, modelFor(ollama), clock, "morning-test")({ user, slot: "morning", runId: run.id });
+    await realRunner(
+      store,
+      modelFor(ollama),
+      clock,
+      "morning-test",
+    )({ user, slot: "morning", runId: run.id });
     return run.id;
   }
 
   it("lists what was completed, newly overdue, new, moved and removed since the morning", async () => {
-    const db = getDb();
-    const user = await createTestUser(db, { timeZone: "Europe/London" });
+    const store = getStore();
+    const user = await createTestUser(store, { timeZone: "Europe/London" });
     const zone = user.timeZone;
-    const callBank = await createTask(db, { userId: user.id, title: "Call the bank", dueDate: TODAY });
-    await createTask(db, { userId: user.id, title: "Renew passport", dueDate: TODAY, dueTime: "10:00" });
-    await createTask(db, { userId: user.id, title: "File expenses", dueDate: "2025-05-30" });
-    await createEvent(db, user.id, {
+    const callBank = await createTask(store, { userId: user.id, title: "Call the bank", dueDate: TODAY });
+    await createTask(store, { userId: user.id, title: "Renew passport", dueDate: TODAY, dueTime: "10:00" });
+    await createTask(store, { userId: user.id, title: "File expenses", dueDate: "2025-05-30" });
+    await createEvent(store, user.id, {
       title: "Dentist",
       startsAt: new Date("2025-06-02T08:00:00Z"),
       timeZone: zone,
     });
-    const standup = await createEvent(db, user.id, {
+    const standup = await createEvent(store, user.id, {
       title: "Standup",
       startsAt: new Date("2025-06-02T11:00:00Z"),
       timeZone: zone,
     });
-    const gym = await createEvent(db, user.id, {
+    const gym = await createEvent(store, user.id, {
       title: "Gym",
       startsAt: new Date("2025-06-02T17:00:00Z"),
       timeZone: zone,
     });
-    const morningRunId = await morningBriefing(db, user);
+    const morningRunId = await morningBriefing(store, user);
 
-    await completeTask(db, user.id, callBank.id, new Date("2025-06-02T09:15:00Z"));
+    await completeTask(store, user.id, callBank.id, new Date("2025-06-02T09:15:00Z"));
     await updateEvent(
-      db,
+      store,
       user.id,
       standup.id,
       { allDay: false, startsAt: new Date("2025-06-02T13:00:00Z") },
       zone,
       new Date("2025-06-02T10:00:00Z"),
     );
-    await createEvent(db, user.id, {
+    await createEvent(store, user.id, {
       title: "Lunch with Bea",
       startsAt: new Date("2025-06-02T12:00:00Z"),
       timeZone: zone,
     });
-    await db.delete(events).where(eq(events.id, gym.id));
+    await deleteEvent(store, user.id, gym.id);
 
-    const changes = await changesSinceMorning(db, user, TODAY, new Date("2025-06-02T11:30:00Z"));
+    const changes = await changesSinceMorning(store, user, TODAY, new Date("2025-06-02T11:30:00Z"));
 
     expect(changes).toMatchObject({
       localDate: TODAY,
@@ -113,17 +123,17 @@ describeEachDatabase("changesSinceMorning", (getDb) => {
   });
 
   it("says nothing changed when the data says so", async () => {
-    const db = getDb();
-    const user = await createTestUser(db, { timeZone: "Europe/London" });
-    await createTask(db, { userId: user.id, title: "Water plants", dueDate: "2025-06-03" });
-    await createEvent(db, user.id, {
+    const store = getStore();
+    const user = await createTestUser(store, { timeZone: "Europe/London" });
+    await createTask(store, { userId: user.id, title: "Water plants", dueDate: "2025-06-03" });
+    await createEvent(store, user.id, {
       title: "Standup",
       startsAt: new Date("2025-06-02T11:00:00Z"),
       timeZone: user.timeZone,
     });
-    await morningBriefing(db, user);
+    await morningBriefing(store, user);
 
-    const changes = await changesSinceMorning(db, user, TODAY, new Date("2025-06-02T11:30:00Z"));
+    const changes = await changesSinceMorning(store, user, TODAY, new Date("2025-06-02T11:30:00Z"));
     expect(changes).toMatchObject({
       tasksCompleted: [],
       newlyOverdue: [],
@@ -138,11 +148,11 @@ describeEachDatabase("changesSinceMorning", (getDb) => {
   });
 
   it("compares with local midnight when there was no morning briefing, and says event changes are unknown", async () => {
-    const db = getDb();
-    const user = await createTestUser(db, { timeZone: "America/New_York" });
-    const task = await createTask(db, { userId: user.id, title: "Send invoice", dueDate: TODAY });
-    await completeTask(db, user.id, task.id, new Date("2025-06-02T13:00:00Z"));
-    const changes = await changesSinceMorning(db, user, TODAY, new Date("2025-06-02T16:30:00Z"));
+    const store = getStore();
+    const user = await createTestUser(store, { timeZone: "America/New_York" });
+    const task = await createTask(store, { userId: user.id, title: "Send invoice", dueDate: TODAY });
+    await completeTask(store, user.id, task.id, new Date("2025-06-02T13:00:00Z"));
+    const changes = await changesSinceMorning(store, user, TODAY, new Date("2025-06-02T16:30:00Z"));
     expect(changes).toMatchObject({ morningRunId: null, since: "00:00", eventsCompared: false });
     expect(changes.tasksCompleted.map((done) => done.title)).toEqual(["Send invoice"]);
     expect(changes.summary).toBe(

@@ -1,15 +1,21 @@
 import { expect, it } from "vitest";
-import { insertMessages, listRunMessages, listRunReceipts } from "../../../db/queries/messages.ts";
-import { getRun } from "../../../db/queries/runs.ts";
-import { completeTask, createTask } from "../../../db/queries/tasks.ts";
-import type { User } from "../../../db/schema/index.ts";
-import { createRunLifecycle } from "../../../db/stores/index.ts";
 import { CHANGES_SINCE_MORNING_TOOL } from "../../../src/core/briefing/changes-since-morning.ts";
+import type { User } from "../../../src/core/domain.ts";
 import { RunTakenError } from "../../../src/core/errors.ts";
 import { ModelError } from "../../../src/core/model.ts";
-import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
 import { claimRun } from "../../helpers/runs.ts";
 import { scriptedModel } from "../../helpers/scripted-model.ts";
+import {
+  completeTask,
+  createTask,
+  createTestUser,
+  describeInMemory,
+  getRun,
+  insertMessages,
+  listRunMessages,
+  listRunReceipts,
+  portsOf,
+} from "../../helpers/test-store.ts";
 import { LONDON, seedWeather, TEST_OWNER, TODAY, testCore } from "../fixture.ts";
 
 /** 12:30 BST, the default midday slot. */
@@ -24,31 +30,31 @@ const MIDDAY_COVERAGE = [
 ];
 const MIDDAY_TOOLS = MIDDAY_COVERAGE.map(([name]) => name);
 
-describeEachDatabase("check-ins know the morning", (getDb) => {
+describeInMemory("check-ins know the morning", (getStore) => {
   /** A user whose morning briefing saw "Renew passport" open; it is completed at 09:00. */
   async function morningThenCompleted(): Promise<{ user: User; morningRunId: number }> {
-    const db = getDb();
-    const user = await createTestUser(db, LONDON);
-    const task = await createTask(db, {
+    const store = getStore();
+    const user = await createTestUser(store, LONDON);
+    const task = await createTask(store, {
       userId: user.id,
       title: "Renew passport",
       dueDate: TODAY,
       dueTime: "14:30",
     });
-    await seedWeather(db);
+    await seedWeather(store);
     const model = scriptedModel();
     model.script({ content: "Renew passport is due today at 14:30. Nothing on your calendar today." });
-    const morning = await testCore(db, model).assistant.brief(user.id, { slot: "morning" });
+    const morning = await testCore(store, model).assistant.brief(user.id, { slot: "morning" });
     expect(morning.mode).toBe("agentic");
-    await completeTask(db, user.id, task.id, new Date("2025-06-02T08:00:00Z"));
+    await completeTask(store, user.id, task.id, new Date("2025-06-02T08:00:00Z"));
     return { user, morningRunId: morning.runId };
   }
 
   it("hands a midday check-in what changed since the morning as a stored receipt the model reads first", async () => {
-    const db = getDb();
+    const store = getStore();
     const { user, morningRunId } = await morningThenCompleted();
     const model = scriptedModel();
-    const { assistant, clock } = testCore(db, model);
+    const { assistant, clock } = testCore(store, model);
     clock.set(MIDDAY);
     model.script({
       content: "You have completed Renew passport since this morning. Nothing on your calendar today.",
@@ -81,7 +87,7 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
     expect(String(seeded?.content)).toContain(`"morningRunId":${morningRunId}`);
 
     // Stored as a runner-made receipt of the run, first of the runner's turn.
-    const receipts = await listRunReceipts(db, outcome.runId);
+    const receipts = await listRunReceipts(store, outcome.runId);
     expect(receipts.map((receipt) => receipt.toolName)).toEqual([
       CHANGES_SINCE_MORNING_TOOL,
       ...MIDDAY_TOOLS,
@@ -92,7 +98,7 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
       nothingChanged: false,
       tasksCompleted: [{ title: "Renew passport", completedAt: "09:00" }],
     });
-    const stored = await listRunMessages(db, outcome.runId);
+    const stored = await listRunMessages(store, outcome.runId);
     expect(stored[0]).toMatchObject({ role: "assistant", metadata: { kind: "tool_calls", by: "runner" } });
     expect(stored[1]).toMatchObject({ role: "tool", toolName: CHANGES_SINCE_MORNING_TOOL });
     expect(stored[1]?.toolCallId).toBe(stored[0]?.toolCalls?.[0]?.id);
@@ -104,17 +110,17 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
     expect(outcome.prose).toContain("Renew passport");
     expect(outcome.grounding).toMatchObject({ unbacked: [], action: "none" });
     expect(outcome.receipts[0]?.toolName).toBe(CHANGES_SINCE_MORNING_TOOL);
-    expect(await getRun(db, outcome.runId)).toMatchObject({
+    expect(await getRun(store, outcome.runId)).toMatchObject({
       state: "generated",
       toolCalls: 1 + MIDDAY_TOOLS.length,
     });
   });
 
   it("does not ask for changes in a morning briefing", async () => {
-    const db = getDb();
-    const user = await createTestUser(db, LONDON);
+    const store = getStore();
+    const user = await createTestUser(store, LONDON);
     const model = scriptedModel();
-    const { assistant } = testCore(db, model);
+    const { assistant } = testCore(store, model);
     model.script({ content: "Nothing on your calendar today." });
     const outcome = await assistant.brief(user.id, { slot: "morning" });
     expect(outcome.receipts.map((receipt) => receipt.toolName)).not.toContain(CHANGES_SINCE_MORNING_TOOL);
@@ -122,10 +128,10 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
   });
 
   it("goes ahead without the changes when they cannot be worked out, with a warning", async () => {
-    const db = getDb();
-    const user = await createTestUser(db, LONDON);
+    const store = getStore();
+    const user = await createTestUser(store, LONDON);
     const model = scriptedModel();
-    const { assistant, clock, logger } = testCore(db, model, {
+    const { assistant, clock, logger } = testCore(store, model, {
       wrapPorts: (ports) => ({
         ...ports,
         runs: {
@@ -160,12 +166,12 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
   });
 
   it("leads a check-in digest with what changed when the model is down", async () => {
-    const db = getDb();
+    const store = getStore();
     const { user } = await morningThenCompleted();
     const down = scriptedModel({
       reply: () => ({ error: new ModelError("every endpoint of the route failed", "MODEL_UNAVAILABLE") }),
     });
-    const { assistant, clock } = testCore(db, down);
+    const { assistant, clock } = testCore(store, down);
     clock.set(MIDDAY);
     const outcome = await assistant.brief(user.id, { slot: "midday" });
     expect(outcome.mode).toBe("digest");
@@ -173,20 +179,21 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
   });
 
   it("drops an interrupted attempt's messages when its orphaned run is reclaimed and generated again", async () => {
-    const db = getDb();
-    const user = await createTestUser(db, LONDON);
-    const lifecycle = createRunLifecycle(db);
+    const store = getStore();
+    const user = await createTestUser(store, LONDON);
+    const lifecycle = portsOf(store).lifecycle;
     const run = await claimRun(
-      db,
+      store,
       { userId: user.id, slot: "midday", localDate: TODAY },
       new Date(MIDDAY),
       "dead-process",
     );
     await lifecycle.start(run.id, user.id, "dead-process", new Date(MIDDAY));
     // What the first attempt stored before its process died.
-    await insertMessages(db, [
+    await insertMessages(store, [
       {
         userId: user.id,
+        conversationId: null,
         runId: run.id,
         role: "assistant",
         content: "",
@@ -196,6 +203,7 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
       },
       {
         userId: user.id,
+        conversationId: null,
         runId: run.id,
         role: "tool",
         content: '{"count":0,"tasks":[]}',
@@ -206,7 +214,7 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
       },
     ]);
     const model = scriptedModel();
-    const { generateBriefing, clock } = testCore(db, model);
+    const { generateBriefing, clock } = testCore(store, model);
     clock.set("2025-06-02T11:55:00Z");
 
     // Before it is reclaimed the run is not this process's; another user's attempt is refused as well.
@@ -216,25 +224,25 @@ describeEachDatabase("check-ins know the morning", (getDb) => {
     expect(await lifecycle.reclaim(run.id, "dead-process", TEST_OWNER, clock.now())).toMatchObject({
       state: "claimed",
     });
-    const intruder = await createTestUser(db, LONDON);
+    const intruder = await createTestUser(store, LONDON);
     await expect(generateBriefing({ user: intruder, slot: "midday", runId: run.id })).rejects.toBeInstanceOf(
       RunTakenError,
     );
-    expect(await listRunMessages(db, run.id)).toHaveLength(2);
+    expect(await listRunMessages(store, run.id)).toHaveLength(2);
 
     model.script({ content: "Nothing on your calendar today." });
     const outcome = await generateBriefing({ user, slot: "midday", runId: run.id });
 
-    const receipts = await listRunReceipts(db, run.id);
+    const receipts = await listRunReceipts(store, run.id);
     expect(receipts.map((receipt) => [receipt.toolName, receipt.arguments])).toEqual([
       [CHANGES_SINCE_MORNING_TOOL, { local_date: TODAY }],
       ...MIDDAY_COVERAGE,
     ]);
     expect(receipts.every((receipt) => receipt.at.toISOString() === "2025-06-02T11:55:00.000Z")).toBe(true);
-    const stored = await listRunMessages(db, run.id);
+    const stored = await listRunMessages(store, run.id);
     expect(stored.some((message) => message.toolCallId === "call_old")).toBe(false);
     expect(outcome.receipts).toHaveLength(1 + MIDDAY_TOOLS.length);
-    expect(await getRun(db, run.id)).toMatchObject({
+    expect(await getRun(store, run.id)).toMatchObject({
       state: "generated",
       toolCalls: 1 + MIDDAY_TOOLS.length,
       claimedBy: TEST_OWNER,

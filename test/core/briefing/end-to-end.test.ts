@@ -5,15 +5,20 @@
  * tested with the in-process scripted model (run-briefing.test.ts).
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { addFeed, saveFeedSync } from "../../../db/queries/feeds.ts";
-import { listRunMessages, listRunReceipts } from "../../../db/queries/messages.ts";
-import { createNote } from "../../../db/queries/notes.ts";
-import { createProject } from "../../../db/queries/projects.ts";
-import { getRun } from "../../../db/queries/runs.ts";
-import { createTask } from "../../../db/queries/tasks.ts";
 import { DEFAULT_NUM_CTX } from "../../../src/config/model-routes.ts";
 import { MODEL_UNAVAILABLE_NOTE } from "../../../src/core/briefing/digest.ts";
-import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
+import {
+  addFeed,
+  createNote,
+  createProject,
+  createTask,
+  createTestUser,
+  describeInMemory,
+  getRun,
+  listRunMessages,
+  listRunReceipts,
+  saveFeedSync,
+} from "../../helpers/test-store.ts";
 import type { OllamaTestServer, ScriptedToolCall } from "../../servers/ollama-server.ts";
 import { batching, oneCallPerTurn } from "../../servers/tool-habits.ts";
 import {
@@ -50,15 +55,15 @@ const PROSE =
   'Good morning! Partly cloudy today, 8 to 16 degrees. You have the Dentist at 09:00. "Renew passport" is due ' +
   'today at 14:30, and "File expenses" is overdue.';
 
-describeEachDatabase("briefings over the Ollama HTTP API", (getDb) => {
+describeInMemory("briefings over the Ollama HTTP API", (getStore) => {
   it("sends the runner's receipts as a real tool turn on the wire, stores them, and the model writes in one request", async () => {
-    const db = getDb();
-    const user = await createTestUser(db, LONDON);
-    await seedTasks(db, user);
-    await seedEvent(db, user);
-    await seedWeather(db);
+    const store = getStore();
+    const user = await createTestUser(store, LONDON);
+    await seedTasks(store, user);
+    await seedEvent(store, user);
+    await seedWeather(store);
     server.setModel("one-call-7b", { reply: oneCallPerTurn(WANTED, PROSE) });
-    const { assistant } = testCore(db, modelClientFor(server.url, "one-call-7b"));
+    const { assistant } = testCore(store, modelClientFor(server.url, "one-call-7b"));
     const before = server.chatRequests("one-call-7b").length;
 
     const outcome = await assistant.brief(user.id, { slot: "morning" });
@@ -90,14 +95,14 @@ describeEachDatabase("briefings over the Ollama HTTP API", (getDb) => {
     // The trigger was sent, but nobody stored it as if the user had said it.
     expect(request?.messages[1]).toMatchObject({ role: "user", content: "Generate the morning briefing." });
 
-    const stored = await listRunMessages(db, outcome.runId);
+    const stored = await listRunMessages(store, outcome.runId);
     expect(stored.some((message) => message.role === "user")).toBe(false);
     expect(stored.at(-1)?.metadata).toMatchObject({
       briefing_slot: "morning",
       kind: "briefing",
       run_id: outcome.runId,
     });
-    const receipts = await listRunReceipts(db, outcome.runId);
+    const receipts = await listRunReceipts(store, outcome.runId);
     expect(receipts.map((receipt) => [receipt.toolName, receipt.arguments])).toEqual(MORNING_COVERAGE);
     expect(receipts[0]?.at.toISOString()).toBe("2025-06-02T06:00:00.000Z");
     expect(receipts[0]?.result).toMatchObject({
@@ -107,7 +112,7 @@ describeEachDatabase("briefings over the Ollama HTTP API", (getDb) => {
     // Compact: an open task does not repeat its status, a null field is not sent.
     expect(JSON.stringify(receipts[0]?.result)).not.toMatch(/"status"|null/);
 
-    const run = await getRun(db, outcome.runId);
+    const run = await getRun(store, outcome.runId);
     expect(run).toMatchObject({
       state: "generated",
       mode: "agentic",
@@ -126,12 +131,12 @@ describeEachDatabase("briefings over the Ollama HTTP API", (getDb) => {
     ["batching", batching],
   ] as const) {
     it(`a ${habit} model that wants one tool more than the receipts finishes in two requests, every coverage receipt present`, async () => {
-      const db = getDb();
-      const user = await createTestUser(db, LONDON);
-      await seedTasks(db, user);
-      await seedEvent(db, user);
-      await seedWeather(db);
-      await createNote(db, {
+      const store = getStore();
+      const user = await createTestUser(store, LONDON);
+      await seedTasks(store, user);
+      await seedEvent(store, user);
+      await seedWeather(store);
+      await createNote(store, {
         userId: user.id,
         body: "Call the plumber back",
         createdAt: new Date("2025-06-01T18:00:00Z"),
@@ -139,7 +144,7 @@ describeEachDatabase("briefings over the Ollama HTTP API", (getDb) => {
       const name = `${habit.replaceAll(" ", "-")}-notes`;
       const wanted = [...WANTED, { name: "list_notes", arguments: { recent_days: 1 } }];
       server.setModel(name, { reply: reply(wanted, `${PROSE} Yesterday you noted: call the plumber back.`) });
-      const { assistant } = testCore(db, modelClientFor(server.url, name));
+      const { assistant } = testCore(store, modelClientFor(server.url, name));
       const before = server.chatRequests(name).length;
 
       const outcome = await assistant.brief(user.id, { slot: "morning" });
@@ -147,7 +152,7 @@ describeEachDatabase("briefings over the Ollama HTTP API", (getDb) => {
       expect(server.chatRequests(name).length - before).toBe(2);
       expect(outcome.mode).toBe("agentic");
       expect(outcome.grounding?.unbacked).toEqual([]);
-      const receipts = await listRunReceipts(db, outcome.runId);
+      const receipts = await listRunReceipts(store, outcome.runId);
       expect(receipts.map((receipt) => [receipt.toolName, receipt.arguments])).toEqual([
         ...MORNING_COVERAGE,
         ["list_notes", { recent_days: 1 }],
@@ -157,11 +162,11 @@ describeEachDatabase("briefings over the Ollama HTTP API", (getDb) => {
   }
 
   it("keeps a busy morning's prompt well inside num_ctx, cutting long lists with a line saying how many are left out", async () => {
-    const db = getDb();
-    const user = await createTestUser(db, LONDON);
-    await seedWeather(db);
+    const store = getStore();
+    const user = await createTestUser(store, LONDON);
+    await seedWeather(store);
     for (let index = 0; index < 45; index++) {
-      await createTask(db, {
+      await createTask(store, {
         userId: user.id,
         title: `Overdue chore number ${index + 1} with a fairly long descriptive title`,
         notes: "Some notes about the chore that go on for a while. ".repeat(6),
@@ -170,17 +175,17 @@ describeEachDatabase("briefings over the Ollama HTTP API", (getDb) => {
     }
     for (let index = 0; index < 55; index++) {
       const start = new Date(Date.UTC(2025, 5, 2, 6, index * 10));
-      await seedEvent(db, user, `Back-to-back meeting ${index + 1}`, start.toISOString());
+      await seedEvent(store, user, `Back-to-back meeting ${index + 1}`, start.toISOString());
     }
     for (let index = 0; index < 35; index++) {
-      await createProject(db, {
+      await createProject(store, {
         userId: user.id,
         name: `Project ${index + 1}`,
         summary: "A project summary that is long enough to matter in the prompt. ".repeat(8),
       });
     }
-    const feed = await addFeed(db, { userId: user.id, url: "https://news.example/busy.xml" });
-    await saveFeedSync(db, feed, {
+    const feed = await addFeed(store, { userId: user.id, url: "https://news.example/busy.xml" });
+    await saveFeedSync(store, feed, {
       title: "Busy News",
       items: Array.from({ length: 40 }, (_, index) => ({
         guid: `item-${index}`,
@@ -194,12 +199,12 @@ describeEachDatabase("briefings over the Ollama HTTP API", (getDb) => {
       at: new Date("2025-06-02T05:50:00Z"),
     });
     server.setModel("busy-7b", { reply: oneCallPerTurn(WANTED, "Good morning. A busy day.") });
-    const { assistant } = testCore(db, modelClientFor(server.url, "busy-7b"));
+    const { assistant } = testCore(store, modelClientFor(server.url, "busy-7b"));
     const requestsBefore = server.chatRequests("busy-7b").length;
     const outcome = await assistant.brief(user.id, { slot: "morning" });
 
     expect(outcome.mode).toBe("agentic");
-    const run = await getRun(db, outcome.runId);
+    const run = await getRun(store, outcome.runId);
     expect(run?.turns).toBe(1);
     // The server reports about chars/4 of what it was sent, and would have cut anything over num_ctx.
     expect(run?.promptTokens).toBeLessThan(DEFAULT_NUM_CTX / 2);
@@ -229,12 +234,12 @@ describeEachDatabase("briefings over the Ollama HTTP API", (getDb) => {
   });
 
   it("delivers a digest from receipts with a note when the model is down", async () => {
-    const db = getDb();
-    const user = await createTestUser(db, LONDON);
-    await seedTasks(db, user);
-    await seedEvent(db, user, "Standup", "2025-06-02T09:15:00Z");
-    await seedWeather(db);
-    const { assistant, logger } = testCore(db, modelClientFor(server.url));
+    const store = getStore();
+    const user = await createTestUser(store, LONDON);
+    await seedTasks(store, user);
+    await seedEvent(store, user, "Standup", "2025-06-02T09:15:00Z");
+    await seedWeather(store);
+    const { assistant, logger } = testCore(store, modelClientFor(server.url));
     server.script("qwen2.5:7b", {
       error: { status: 500, message: "llama runner process has terminated: exit status 2" },
     });
@@ -251,9 +256,9 @@ describeEachDatabase("briefings over the Ollama HTTP API", (getDb) => {
     expect(logger.warnings.map((warning) => warning.message)).toContain(
       "briefing model failed; sending a digest",
     );
-    const run = await getRun(db, outcome.runId);
+    const run = await getRun(store, outcome.runId);
     expect(run).toMatchObject({ state: "generated", mode: "digest" });
     expect(run?.reason).toMatch(/model unavailable/);
-    expect(await listRunReceipts(db, outcome.runId)).toHaveLength(MORNING_COVERAGE.length);
+    expect(await listRunReceipts(store, outcome.runId)).toHaveLength(MORNING_COVERAGE.length);
   });
 });

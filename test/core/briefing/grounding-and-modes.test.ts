@@ -1,11 +1,15 @@
 import { expect, it } from "vitest";
-import { listRunMessages, listRunReceipts } from "../../../db/queries/messages.ts";
-import { getRun } from "../../../db/queries/runs.ts";
-import { updateUser } from "../../../db/queries/users.ts";
-import { briefingRuns } from "../../../db/schema/index.ts";
 import { BRIEFING_TOOLS } from "../../../src/core/tools/allowlists.ts";
-import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
+import { claimRun } from "../../helpers/runs.ts";
 import { offeredTools, requestText, scriptedModel } from "../../helpers/scripted-model.ts";
+import {
+  createTestUser,
+  describeInMemory,
+  getRun,
+  listRunMessages,
+  listRunReceipts,
+  updateUser,
+} from "../../helpers/test-store.ts";
 import {
   LONDON,
   MORNING_COVERAGE,
@@ -20,20 +24,20 @@ import {
 const HONEST =
   'Good morning. Partly cloudy, 8 to 16 degrees. "Renew passport" is due at 14:30 and "File expenses" is overdue.';
 
-describeEachDatabase("grounding, legacy and fallbacks", (getDb) => {
+describeInMemory("grounding, legacy and fallbacks", (getStore) => {
   async function morningUser() {
-    const db = getDb();
-    const user = await createTestUser(db, LONDON);
-    await seedTasks(db, user);
-    await seedWeather(db);
+    const store = getStore();
+    const user = await createTestUser(store, LONDON);
+    await seedTasks(store, user);
+    await seedWeather(store);
     return user;
   }
 
   it("catches a fabricated 10:30 meeting, names it in one corrective turn, and keeps the corrected draft", async () => {
-    const db = getDb();
+    const store = getStore();
     const user = await morningUser();
     const model = scriptedModel();
-    const { assistant } = testCore(db, model);
+    const { assistant } = testCore(store, model);
     model.script(
       { content: `${HONEST} You also have a quick meeting at 10:30 AM with the design team.` },
       { content: HONEST },
@@ -54,17 +58,17 @@ describeEachDatabase("grounding, legacy and fallbacks", (getDb) => {
     expect(outcome.prose).toBe(HONEST);
     expect(outcome.grounding?.action).toBe("corrected");
     expect(outcome.grounding?.unbacked.join(" ")).toMatch(/10:30/);
-    const run = await getRun(db, outcome.runId);
+    const run = await getRun(store, outcome.runId);
     expect(run?.grounding).toMatchObject({ action: "corrected", corrections: 1 });
     expect(run?.grounding?.claimsChecked).toBeGreaterThan(0);
   });
 
   for (const written of ["10:30", "10:30 AM", "10.30am", "14:45"]) {
     it(`removes the sentence when the second draft still claims a meeting at ${written}`, async () => {
-      const db = getDb();
+      const store = getStore();
       const user = await morningUser();
       const model = scriptedModel();
-      const { assistant } = testCore(db, model);
+      const { assistant } = testCore(store, model);
       const fabricated = `Don't forget the meeting at ${written}.`;
       model.script({ content: `${HONEST} ${fabricated}` }, { content: `${HONEST} ${fabricated}` });
       const outcome = await assistant.brief(user.id, { slot: "morning" });
@@ -76,10 +80,10 @@ describeEachDatabase("grounding, legacy and fallbacks", (getDb) => {
   }
 
   it("falls back to the digest when nothing backed is left", async () => {
-    const db = getDb();
+    const store = getStore();
     const user = await morningUser();
     const model = scriptedModel();
-    const { assistant, logger } = testCore(db, model);
+    const { assistant, logger } = testCore(store, model);
     const invented = "Your team huddle is at 2:30 PM and the Q2 budget draft is due by Friday.";
     model.script({ content: invented }, { content: invented });
     const outcome = await assistant.brief(user.id, { slot: "morning" });
@@ -93,12 +97,12 @@ describeEachDatabase("grounding, legacy and fallbacks", (getDb) => {
   });
 
   it("legacy mode gathers first, writes every section with 'none' when empty, and stores the data as receipts", async () => {
-    const db = getDb();
-    const user = await createTestUser(db, { ...LONDON, briefingMode: "legacy" });
-    await seedWeather(db);
-    await seedEvent(db, user, "Dentist");
+    const store = getStore();
+    const user = await createTestUser(store, { ...LONDON, briefingMode: "legacy" });
+    await seedWeather(store);
+    await seedEvent(store, user, "Dentist");
     const model = scriptedModel();
-    const { assistant } = testCore(db, model);
+    const { assistant } = testCore(store, model);
     model.script({
       content: "Morning! The Dentist is at 09:00; no tasks due and nothing overdue. 8 to 16 degrees.",
     });
@@ -118,23 +122,23 @@ describeEachDatabase("grounding, legacy and fallbacks", (getDb) => {
     expect(outcome.mode).toBe("legacy");
     expect(outcome.prose).toContain("Dentist is at 09:00");
     // The coverage calls first (receipts first, as in agentic mode), then the sections legacy adds.
-    const receipts = await listRunReceipts(db, outcome.runId);
+    const receipts = await listRunReceipts(store, outcome.runId);
     expect(receipts.map((receipt) => [receipt.toolName, receipt.arguments])).toEqual([
       ...MORNING_COVERAGE,
       ["list_notes", { recent_days: 1 }],
     ]);
-    expect((await getRun(db, outcome.runId))?.reason).toBe("briefing_mode is legacy");
+    expect((await getRun(store, outcome.runId))?.reason).toBe("briefing_mode is legacy");
   });
 
   it("falls back to legacy with a warning when the briefing model is too small for tools", async () => {
-    const db = getDb();
+    const store = getStore();
     const user = await morningUser();
     // What the model layer says of a 1.2B model (test/models/capabilities.test.ts checks it says so).
     const model = scriptedModel({
       name: "llama3.2:1b",
       agentic: () => ({ ok: false, reason: "llama3.2:1b has 1.2B parameters; agentic briefings need ≥ 7B" }),
     });
-    const { assistant, logger } = testCore(db, model);
+    const { assistant, logger } = testCore(store, model);
     model.script({ content: HONEST });
     const outcome = await assistant.brief(user.id, { slot: "morning" });
     expect(outcome.mode).toBe("legacy");
@@ -143,49 +147,44 @@ describeEachDatabase("grounding, legacy and fallbacks", (getDb) => {
     expect(requestText(model.requests.at(-1))).toContain("DUE TODAY:");
     const warning = logger.warnings.find((entry) => entry.message.includes("falling back to legacy mode"));
     expect(JSON.stringify(warning?.details)).toMatch(/1\.2B/);
-    expect((await getRun(db, outcome.runId))?.reason).toMatch(/agentic mode unavailable/);
+    expect((await getRun(store, outcome.runId))?.reason).toMatch(/agentic mode unavailable/);
   });
 
   it("honours briefing_mode changed after the user was created", async () => {
-    const db = getDb();
+    const store = getStore();
     const user = await morningUser();
-    await updateUser(db, user.id, { briefingMode: "legacy" });
+    await updateUser(store, user.id, { briefingMode: "legacy" });
     const model = scriptedModel();
     model.script({ content: HONEST });
-    const legacy = await testCore(db, model).assistant.brief(user.id, { slot: "morning" });
+    const legacy = await testCore(store, model).assistant.brief(user.id, { slot: "morning" });
     expect(legacy.mode).toBe("legacy");
     expect(model.requests).toHaveLength(1);
   });
 
   it("runs a run the scheduler claimed and finishes it as generated", async () => {
-    const db = getDb();
+    const store = getStore();
     const user = await morningUser();
-    const [claimed] = await db
-      .insert(briefingRuns)
-      .values({
-        userId: user.id,
-        slot: "midday",
-        localDate: TODAY,
-        trigger: "schedule",
-        state: "claimed",
-        claimedBy: TEST_OWNER,
-      })
-      .returning();
+    const claimed = await claimRun(
+      store,
+      { userId: user.id, slot: "midday", localDate: TODAY },
+      new Date("2025-06-02T06:00:00Z"),
+      TEST_OWNER,
+    );
     const model = scriptedModel();
-    const { generateBriefing } = testCore(db, model);
+    const { generateBriefing } = testCore(store, model);
     model.script({ content: '"Renew passport" is still due at 14:30. Nothing on your calendar today.' });
-    const outcome = await generateBriefing({ user, slot: "midday", runId: claimed!.id });
-    expect(outcome.runId).toBe(claimed!.id);
-    expect(await getRun(db, claimed!.id)).toMatchObject({
+    const outcome = await generateBriefing({ user, slot: "midday", runId: claimed.id });
+    expect(outcome.runId).toBe(claimed.id);
+    expect(await getRun(store, claimed.id)).toMatchObject({
       state: "generated",
       trigger: "schedule",
       mode: "agentic",
     });
-    const stored = await listRunMessages(db, claimed!.id);
+    const stored = await listRunMessages(store, claimed.id);
     expect(stored.at(-1)?.metadata).toMatchObject({ briefing_slot: "midday" });
     expect(model.requests.at(-1)?.messages[0]?.content).toContain("brief midday check-in");
 
-    const intruder = await createTestUser(db, LONDON);
-    await expect(generateBriefing({ user: intruder, slot: "midday", runId: claimed!.id })).rejects.toThrow();
+    const intruder = await createTestUser(store, LONDON);
+    await expect(generateBriefing({ user: intruder, slot: "midday", runId: claimed.id })).rejects.toThrow();
   });
 });

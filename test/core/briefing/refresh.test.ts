@@ -4,7 +4,6 @@
  * test/sources/refresh-sources.test.ts.)
  */
 import { expect, it } from "vitest";
-import { createDbPorts } from "../../../db/stores/index.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
 import { composeCore } from "../../../src/core/compose.ts";
 import type { BriefingEvent } from "../../../src/core/events.ts";
@@ -12,16 +11,16 @@ import type { Sources } from "../../../src/core/ports.ts";
 
 type SourceRefreshFn = Sources["refresh"];
 
-import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
 import { scriptedModel } from "../../helpers/scripted-model.ts";
+import { createTestUser, describeInMemory, portsOf } from "../../helpers/test-store.ts";
 import { LONDON, recordingLogger, START } from "../fixture.ts";
 
-describeEachDatabase("the refresh step", (getDb) => {
+describeInMemory("the refresh step", (getStore) => {
   function coreRefreshing(
     refresh: NonNullable<SourceRefreshFn>,
     config: { refreshDeadlineSeconds?: number } = {},
   ) {
-    const ports = createDbPorts(getDb());
+    const ports = portsOf(getStore());
     const model = scriptedModel();
     model.script({ content: "Nothing on your calendar today." });
     const logger = recordingLogger();
@@ -36,7 +35,7 @@ describeEachDatabase("the refresh step", (getDb) => {
   }
 
   it("asks for fresh sources before any receipt or model request, with the configured deadline, and reports each as an event", async () => {
-    const user = await createTestUser(getDb(), LONDON);
+    const user = await createTestUser(getStore(), LONDON);
     const deadlines: Date[] = [];
     let modelRequestsAtRefresh = -1;
     const { assistant, model } = coreRefreshing(
@@ -81,7 +80,7 @@ describeEachDatabase("the refresh step", (getDb) => {
   });
 
   it("goes ahead with what is cached when the refresh throws, with a warning", async () => {
-    const user = await createTestUser(getDb(), LONDON);
+    const user = await createTestUser(getStore(), LONDON);
     const { assistant, logger } = coreRefreshing(async () => {
       throw new Error("feed host unreachable");
     });

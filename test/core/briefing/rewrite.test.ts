@@ -4,30 +4,28 @@
  * sent with a digest of the receipts instead.
  */
 import { expect, it } from "vitest";
-import { listRunReceipts } from "../../../db/queries/messages.ts";
-import { getRun } from "../../../db/queries/runs.ts";
 import { CHANGES_SINCE_MORNING_TOOL } from "../../../src/core/briefing/changes-since-morning.ts";
 import { BRIEFING_TOOLS } from "../../../src/core/tools/allowlists.ts";
-import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
 import { call, offeredTools, scriptedModel } from "../../helpers/scripted-model.ts";
+import { createTestUser, describeInMemory, getRun, listRunReceipts } from "../../helpers/test-store.ts";
 import { LONDON, seedEvent, seedTasks, seedWeather, testCore } from "../fixture.ts";
 
 const DENIAL =
   "I don't have any calendar information for tomorrow. I don't have a list of tasks due today. There is no weather report.";
 
-describeEachDatabase("the runner's rewrite", (getDb) => {
+describeInMemory("the runner's rewrite", (getStore) => {
   async function eveningUser() {
-    const db = getDb();
-    const user = await createTestUser(db, LONDON);
-    await seedTasks(db, user);
-    await seedWeather(db);
-    await seedEvent(db, user, "Team offsite", "2025-06-03T08:00:00Z");
+    const store = getStore();
+    const user = await createTestUser(store, LONDON);
+    await seedTasks(store, user);
+    await seedWeather(store);
+    await seedEvent(store, user, "Team offsite", "2025-06-03T08:00:00Z");
     const model = scriptedModel();
-    return { db, user, ...testCore(db, model) };
+    return { store, user, ...testCore(store, model) };
   }
 
   it("never delivers an evening rewrite that denies data the receipts hold: the first draft and a digest instead", async () => {
-    const { db, user, model, assistant } = await eveningUser();
+    const { store, user, model, assistant } = await eveningUser();
     model.script(
       {
         content:
@@ -48,7 +46,7 @@ describeEachDatabase("the runner's rewrite", (getDb) => {
     expect(outcome.prose).toContain('Due today: "Renew passport" (due 2025-06-02 14:30, high priority).');
     expect(outcome.prose).toContain("Calendar tomorrow: 09:00–09:30 Team offsite.");
     expect(outcome.grounding?.action).toBe("draft_with_digest");
-    const run = await getRun(db, outcome.runId);
+    const run = await getRun(store, outcome.runId);
     expect(run?.grounding).toMatchObject({ action: "draft_with_digest", corrections: 1, removed: 1 });
     expect(run?.grounding?.unbacked).toEqual(
       // The rewrite loses on these, whatever it says of the weather.
@@ -62,7 +60,7 @@ describeEachDatabase("the runner's rewrite", (getDb) => {
   });
 
   it("lets the corrective turn look something up, storing its call as a receipt of the run", async () => {
-    const { db, user, model, assistant } = await eveningUser();
+    const { store, user, model, assistant } = await eveningUser();
     // The evening's coverage has no high-priority list, so "none" about it has no receipt until the rewrite looks.
     model.script(
       { content: '"Renew passport" is still due today at 14:30. You have no high-priority tasks.' },
@@ -75,7 +73,7 @@ describeEachDatabase("the runner's rewrite", (getDb) => {
       '"Renew passport" is still due today at 14:30, and it is your one high-priority task.',
     );
     expect(outcome.grounding).toMatchObject({ action: "corrected", unbacked: ["no high-priority tasks"] });
-    const receipts = await listRunReceipts(db, outcome.runId);
+    const receipts = await listRunReceipts(store, outcome.runId);
     expect(
       receipts.map((receipt) => [receipt.toolName, receipt.arguments.filter ?? receipt.arguments.range]),
     ).toEqual([

@@ -1,11 +1,15 @@
 import { expect, it } from "vitest";
-import { listRunMessages } from "../../../db/queries/messages.ts";
-import { getRun } from "../../../db/queries/runs.ts";
-import { createTask, getTask } from "../../../db/queries/tasks.ts";
 import { MAX_BRIEFING_TURNS } from "../../../src/core/briefing/run-briefing.ts";
 import type { BriefingEvent } from "../../../src/core/events.ts";
-import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
 import { call, offeredTools, requestText, scriptedModel } from "../../helpers/scripted-model.ts";
+import {
+  createTask,
+  createTestUser,
+  describeInMemory,
+  getRun,
+  getTask,
+  listRunMessages,
+} from "../../helpers/test-store.ts";
 import {
   LONDON,
   MORNING_COVERAGE,
@@ -20,14 +24,14 @@ import {
 const toolCallsOf = (message: { tool_calls?: Array<{ function: { name: string; arguments: unknown } }> }) =>
   (message.tool_calls ?? []).map((toolCall) => [toolCall.function.name, toolCall.function.arguments]);
 
-describeEachDatabase("runBriefing", (getDb) => {
+describeInMemory("runBriefing", (getStore) => {
   it("makes the morning's coverage calls before the model speaks, as a real tool turn, so one request suffices", async () => {
-    const db = getDb();
-    const user = await createTestUser(db, LONDON);
-    await seedTasks(db, user);
-    await seedWeather(db);
+    const store = getStore();
+    const user = await createTestUser(store, LONDON);
+    await seedTasks(store, user);
+    await seedWeather(store);
     const model = scriptedModel();
-    const { assistant } = testCore(db, model);
+    const { assistant } = testCore(store, model);
     model.script({
       content:
         'Nothing on your calendar today. "Renew passport" is due at 14:30 and "File expenses" is overdue. 8 to 16 degrees.',
@@ -68,7 +72,7 @@ describeEachDatabase("runBriefing", (getDb) => {
     expect(outcome.mode).toBe("agentic");
     expect(outcome.grounding?.action).toBe("none");
     expect(outcome.statusRow).toBe(MORNING_STATUS_ROW);
-    const stored = await listRunMessages(db, outcome.runId);
+    const stored = await listRunMessages(store, outcome.runId);
     expect(stored.map((message) => message.role)).toEqual([
       "assistant",
       ...MORNING_COVERAGE.map(() => "tool"),
@@ -76,15 +80,18 @@ describeEachDatabase("runBriefing", (getDb) => {
     ]);
     expect(stored[0]?.metadata).toMatchObject({ kind: "tool_calls", by: "runner" });
     expect(stored.slice(1, -1).every((message) => message.metadata.by === "runner")).toBe(true);
-    expect(await getRun(db, outcome.runId)).toMatchObject({ turns: 1, toolCalls: MORNING_COVERAGE.length });
+    expect(await getRun(store, outcome.runId)).toMatchObject({
+      turns: 1,
+      toolCalls: MORNING_COVERAGE.length,
+    });
   });
 
   it("lets the model call a tool the receipts do not cover, then write: two requests", async () => {
-    const db = getDb();
-    const user = await createTestUser(db, LONDON);
-    await seedWeather(db);
+    const store = getStore();
+    const user = await createTestUser(store, LONDON);
+    await seedWeather(store);
     const model = scriptedModel();
-    const { assistant } = testCore(db, model);
+    const { assistant } = testCore(store, model);
     model.script(
       { toolCalls: [call("list_notes", { recent_days: 1 })] },
       { content: "Nothing on your calendar today and no notes from yesterday." },
@@ -101,11 +108,11 @@ describeEachDatabase("runBriefing", (getDb) => {
   });
 
   it("writes the digest from the runner's receipts when the model is down", async () => {
-    const db = getDb();
-    const user = await createTestUser(db, LONDON);
-    await seedWeather(db);
+    const store = getStore();
+    const user = await createTestUser(store, LONDON);
+    await seedWeather(store);
     const down = scriptedModel({ reply: () => ({ error: new Error("fetch failed: connect ECONNREFUSED") }) });
-    const digest = await testCore(db, down).assistant.brief(user.id, { slot: "morning" });
+    const digest = await testCore(store, down).assistant.brief(user.id, { slot: "morning" });
     expect(down.requests).toHaveLength(1);
     expect(digest.mode).toBe("digest");
     expect(digest.prose).toContain("Nothing on your calendar today.");
@@ -114,18 +121,18 @@ describeEachDatabase("runBriefing", (getDb) => {
     expect(digest.prose).toContain("Weather: London: partly cloudy, 8°C to 16°C");
     // The digest needed no calls of its own: the receipts were there before the model was asked.
     expect(digest.receipts).toHaveLength(MORNING_COVERAGE.length);
-    expect((await getRun(db, digest.runId))?.reason).toBe(
+    expect((await getRun(store, digest.runId))?.reason).toBe(
       "model unavailable: model request failed: fetch failed: connect ECONNREFUSED",
     );
   });
 
   it("refuses a tool outside the allowlist, real or invented, and the loop goes on", async () => {
-    const db = getDb();
-    const user = await createTestUser(db, LONDON);
-    const task = await createTask(db, { userId: user.id, title: "Keep me", dueDate: TODAY });
-    await seedWeather(db);
+    const store = getStore();
+    const user = await createTestUser(store, LONDON);
+    const task = await createTask(store, { userId: user.id, title: "Keep me", dueDate: TODAY });
+    await seedWeather(store);
     const model = scriptedModel();
-    const { assistant } = testCore(db, model);
+    const { assistant } = testCore(store, model);
     model.script(
       { toolCalls: [call("delete_task", { id: task.id }), call("search_images", { query: "meeting" })] },
       { content: "Keep me is due today. Nothing on your calendar today." },
@@ -138,7 +145,7 @@ describeEachDatabase("runBriefing", (getDb) => {
     const seen = model.requests[1]?.messages.filter((message) => message.role === "tool").slice(-2) ?? [];
     expect(seen[0]?.content).toContain('Tool \\"delete_task\\" is not available');
     expect(seen[1]?.content).toContain('Tool \\"search_images\\" is not available');
-    expect(await getTask(db, user.id, task.id)).toBeDefined();
+    expect(await getTask(store, user.id, task.id)).toBeDefined();
     // Only read-only tools were offered.
     expect(offeredTools(model.requests.at(-1))).toEqual([
       "list_tasks",
@@ -153,13 +160,13 @@ describeEachDatabase("runBriefing", (getDb) => {
   });
 
   it("returns invalid arguments to the model as a tool error and ignores a user_id", async () => {
-    const db = getDb();
-    const user = await createTestUser(db, LONDON);
-    const other = await createTestUser(db, LONDON);
-    await createTask(db, { userId: other.id, title: "Secret plan", dueDate: TODAY, priority: "high" });
-    await createTask(db, { userId: user.id, title: "Water plants", dueDate: TODAY, priority: "high" });
+    const store = getStore();
+    const user = await createTestUser(store, LONDON);
+    const other = await createTestUser(store, LONDON);
+    await createTask(store, { userId: other.id, title: "Secret plan", dueDate: TODAY, priority: "high" });
+    await createTask(store, { userId: user.id, title: "Water plants", dueDate: TODAY, priority: "high" });
     const model = scriptedModel();
-    const { assistant } = testCore(db, model);
+    const { assistant } = testCore(store, model);
     model.script(
       {
         toolCalls: [
@@ -184,10 +191,10 @@ describeEachDatabase("runBriefing", (getDb) => {
   });
 
   it(`stops at ${MAX_BRIEFING_TURNS} model turns, warns, and falls back to a digest`, async () => {
-    const db = getDb();
-    const user = await createTestUser(db, LONDON);
+    const store = getStore();
+    const user = await createTestUser(store, LONDON);
     const model = scriptedModel();
-    const { assistant, logger } = testCore(db, model);
+    const { assistant, logger } = testCore(store, model);
     model.script(
       ...Array.from({ length: MAX_BRIEFING_TURNS }, () => ({
         toolCalls: [call("list_notes", { recent_days: 1 })],
@@ -203,14 +210,14 @@ describeEachDatabase("runBriefing", (getDb) => {
     expect(outcome.receipts.filter((receipt) => receipt.toolName === "list_notes")).toHaveLength(
       MAX_BRIEFING_TURNS,
     );
-    expect((await getRun(db, outcome.runId))?.reason).toMatch(/8-turn cap/);
+    expect((await getRun(store, outcome.runId))?.reason).toMatch(/8-turn cap/);
   });
 
   it("uses the last prose written when the cap is hit", async () => {
-    const db = getDb();
-    const user = await createTestUser(db, LONDON);
+    const store = getStore();
+    const user = await createTestUser(store, LONDON);
     const model = scriptedModel();
-    const { assistant } = testCore(db, model);
+    const { assistant } = testCore(store, model);
     model.script(
       ...Array.from({ length: MAX_BRIEFING_TURNS - 1 }, () => ({
         toolCalls: [call("list_events", { range: "today" })],
@@ -223,10 +230,10 @@ describeEachDatabase("runBriefing", (getDb) => {
   });
 
   it("marks a failed data source ✗ in the status row", async () => {
-    const db = getDb();
-    const user = await createTestUser(db, { timeZone: "Europe/London" });
+    const store = getStore();
+    const user = await createTestUser(store, { timeZone: "Europe/London" });
     const model = scriptedModel();
-    const { assistant } = testCore(db, model);
+    const { assistant } = testCore(store, model);
     model.script({ content: "Nothing on your calendar today." });
     const outcome = await assistant.brief(user.id, { slot: "morning" });
     expect(outcome.statusRow).toBe(MORNING_STATUS_ROW.replace("✓ pulled weather", "✗ pulled weather"));
@@ -235,11 +242,11 @@ describeEachDatabase("runBriefing", (getDb) => {
   });
 
   it("reports progress as typed events: the runner's receipts first, then each model turn and its tool results", async () => {
-    const db = getDb();
-    const user = await createTestUser(db, { timeZone: "Europe/London" });
-    await seedEvent(db, user);
+    const store = getStore();
+    const user = await createTestUser(store, { timeZone: "Europe/London" });
+    await seedEvent(store, user);
     const model = scriptedModel({ name: "qwen-test" });
-    const { assistant } = testCore(db, model);
+    const { assistant } = testCore(store, model);
     model.script(
       { toolCalls: [call("list_notes", { recent_days: 1 })] },
       { content: "The Dentist is at 09:00 and nothing is overdue." },

@@ -1,19 +1,23 @@
 import { expect, it } from "vitest";
-import { getPendingAction } from "../../../db/queries/pending-actions.ts";
-import { createTask, getTask } from "../../../db/queries/tasks.ts";
 import type { Assistant } from "../../../src/core/assistant.ts";
 import { ModelError } from "../../../src/core/model.ts";
-import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
 import { call, type ScriptedModel, scriptedModel } from "../../helpers/scripted-model.ts";
+import {
+  createTask,
+  createTestUser,
+  describeInMemory,
+  getPendingAction,
+  getTask,
+} from "../../helpers/test-store.ts";
 import { LONDON, testCore } from "../fixture.ts";
 
-describeEachDatabase("plain chat and confirmations", (getDb) => {
+describeInMemory("plain chat and confirmations", (getStore) => {
   async function setup() {
-    const db = getDb();
-    const user = await createTestUser(db, LONDON);
-    const task = await createTask(db, { userId: user.id, title: "Renew passport" });
+    const store = getStore();
+    const user = await createTestUser(store, LONDON);
+    const task = await createTask(store, { userId: user.id, title: "Renew passport" });
     const model = scriptedModel();
-    return { db, user, task, ...testCore(db, model) };
+    return { store, user, task, ...testCore(store, model) };
   }
 
   async function askToDelete(
@@ -33,7 +37,7 @@ describeEachDatabase("plain chat and confirmations", (getDb) => {
   }
 
   it("creates with the interactive route and the full tool set", async () => {
-    const { db, user, assistant, model } = await setup();
+    const { store, user, assistant, model } = await setup();
     model.script(
       { toolCalls: [call("create_task", { title: "Book dentist", due_date: "2025-06-06", user_id: 999 })] },
       { content: 'Added "Book dentist" for 2025-06-06.' },
@@ -57,7 +61,7 @@ describeEachDatabase("plain chat and confirmations", (getDb) => {
         }),
       },
     ]);
-    expect((await getTask(db, user.id, created.created.id))?.title).toBe("Book dentist");
+    expect((await getTask(store, user.id, created.created.id))?.title).toBe("Book dentist");
     const request = model.requests.at(-2);
     expect((request?.tools ?? []).length).toBe(18);
     expect(String(request?.messages[0]?.content)).toContain(
@@ -66,7 +70,7 @@ describeEachDatabase("plain chat and confirmations", (getDb) => {
   });
 
   it("waits for the owner's Confirm, refuses anyone else, and runs once", async () => {
-    const { db, user, task, assistant, model } = await setup();
+    const { store, user, task, assistant, model } = await setup();
     const reply = await askToDelete({ assistant, model }, user.id, task.id);
     expect(reply.pending).toHaveLength(1);
     const pending = reply.pending[0]!;
@@ -75,34 +79,34 @@ describeEachDatabase("plain chat and confirmations", (getDb) => {
     expect(reply.text).toContain("waiting for your confirmation");
     const toolResult = model.requests.at(-1)?.messages.find((message) => message.role === "tool");
     expect(String(toolResult?.content)).toContain("waiting_for_confirmation");
-    expect(await getTask(db, user.id, task.id)).toBeDefined();
+    expect(await getTask(store, user.id, task.id)).toBeDefined();
 
-    const stranger = await createTestUser(db, LONDON);
+    const stranger = await createTestUser(store, LONDON);
     expect((await assistant.resolveConfirmation(stranger.id, pending.id, true)).kind).toBe("not-yours");
-    expect(await getTask(db, user.id, task.id)).toBeDefined();
+    expect(await getTask(store, user.id, task.id)).toBeDefined();
 
     const done = await assistant.resolveConfirmation(user.id, pending.id, true);
     expect(done).toEqual({ kind: "done", text: `Done: Delete task ${task.id} "Renew passport".` });
-    expect(await getTask(db, user.id, task.id)).toBeUndefined();
+    expect(await getTask(store, user.id, task.id)).toBeUndefined();
     expect((await assistant.resolveConfirmation(user.id, pending.id, true)).kind).toBe("already-resolved");
-    expect((await getPendingAction(db, pending.id))?.state).toBe("confirmed");
+    expect((await getPendingAction(store, pending.id))?.state).toBe("confirmed");
     expect((await assistant.resolveConfirmation(user.id, 987_654, true)).kind).toBe("not-found");
   });
 
   it("lets the owner cancel, and expires after the configured minutes", async () => {
-    const { db, user, task, assistant, clock, model } = await setup();
+    const { store, user, task, assistant, clock, model } = await setup();
     const first = await askToDelete({ assistant, model }, user.id, task.id);
     expect((await assistant.resolveConfirmation(user.id, first.pending[0]!.id, false)).kind).toBe(
       "cancelled",
     );
-    expect(await getTask(db, user.id, task.id)).toBeDefined();
+    expect(await getTask(store, user.id, task.id)).toBeDefined();
 
     const second = await askToDelete({ assistant, model }, user.id, task.id);
     clock.advance(11 * 60_000);
     const expired = await assistant.resolveConfirmation(user.id, second.pending[0]!.id, true);
     expect(expired.kind).toBe("expired");
-    expect(await getTask(db, user.id, task.id)).toBeDefined();
-    expect((await getPendingAction(db, second.pending[0]!.id))?.state).toBe("expired");
+    expect(await getTask(store, user.id, task.id)).toBeDefined();
+    expect((await getPendingAction(store, second.pending[0]!.id))?.state).toBe("expired");
   });
 
   it("answers honestly when the model is down", async () => {

@@ -1,34 +1,38 @@
 import { expect, it } from "vitest";
-import { findConversation } from "../../../db/queries/conversations.ts";
-import { listConversationMessages, listRunMessages } from "../../../db/queries/messages.ts";
-import { rollUpOldRuns } from "../../../db/queries/retention.ts";
-import { getRun } from "../../../db/queries/runs.ts";
-import { createTask } from "../../../db/queries/tasks.ts";
-import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
 import { offeredTools, scriptedModel } from "../../helpers/scripted-model.ts";
+import {
+  createTask,
+  createTestUser,
+  describeInMemory,
+  findConversation,
+  getRun,
+  listConversationMessages,
+  listRunMessages,
+  rollUpOldRuns,
+} from "../../helpers/test-store.ts";
 import { call, LONDON, MORNING_COVERAGE, requestText, seedTasks, seedWeather, testCore } from "../fixture.ts";
 
 const toolNames = offeredTools;
 
-describeEachDatabase("follow-ups answered from receipts", (getDb) => {
+describeInMemory("follow-ups answered from receipts", (getStore) => {
   async function briefedUser() {
-    const db = getDb();
-    const user = await createTestUser(db, LONDON);
-    await seedTasks(db, user);
-    await seedWeather(db);
+    const store = getStore();
+    const user = await createTestUser(store, LONDON);
+    await seedTasks(store, user);
+    await seedWeather(store);
     const model = scriptedModel();
-    const context = testCore(db, model);
+    const context = testCore(store, model);
     const { assistant } = context;
     model.script({
       content:
         'Nothing on your calendar today. "Renew passport" is due at 14:30 and "File expenses" is overdue.',
     });
     const morning = await assistant.brief(user.id, { slot: "morning" });
-    return { db, user, morning, ...context };
+    return { store, user, morning, ...context };
   }
 
   it("reloads the run's receipts and prose for a follow-up, and answers from them with fresh receipts not needed", async () => {
-    const { db, user, assistant, morning, clock, model } = await briefedUser();
+    const { store, user, assistant, morning, clock, model } = await briefedUser();
     clock.advance(20 * 60_000);
     model.script({ content: '"File expenses" was due on 2025-05-30.' });
     const thread = { platform: "telegram" as const, threadKey: `tg:${user.id}:1`, runId: morning.runId };
@@ -50,9 +54,9 @@ describeEachDatabase("follow-ups answered from receipts", (getDb) => {
     expect(toolNames(request)).toContain("complete_task");
     expect(String(request?.messages[0]?.content)).not.toMatch(/more than 60 minutes old/);
 
-    const conversation = await findConversation(db, "telegram", thread.threadKey);
+    const conversation = await findConversation(store, "telegram", thread.threadKey);
     expect(conversation?.runId).toBe(morning.runId);
-    const turns = await listConversationMessages(db, conversation!.id);
+    const turns = await listConversationMessages(store, conversation!.id);
     expect(turns.map((message) => message.role)).toEqual(["user", "assistant"]);
     // A later reply in the same thread finds its run without being told.
     model.script({ content: "Yes, it is still overdue." });
@@ -65,9 +69,9 @@ describeEachDatabase("follow-ups answered from receipts", (getDb) => {
   });
 
   it("sees only its own run's receipts, not the other slots' briefings", async () => {
-    const { db, user, assistant, morning, clock, model } = await briefedUser();
+    const { store, user, assistant, morning, clock, model } = await briefedUser();
     clock.advance(5 * 3_600_000);
-    await createTask(db, { userId: user.id, title: "Call the plumber", dueDate: "2025-06-02" });
+    await createTask(store, { userId: user.id, title: "Call the plumber", dueDate: "2025-06-02" });
     model.script({ content: '"Call the plumber" is new today. Nothing on your calendar today.' });
     const midday = await assistant.brief(user.id, { slot: "midday" });
     expect(midday.prose).toContain("Call the plumber");
@@ -85,7 +89,7 @@ describeEachDatabase("follow-ups answered from receipts", (getDb) => {
   });
 
   it("offers read-only tools again when receipts are stale, storing the new receipts on the thread", async () => {
-    const { db, user, assistant, morning, clock, model } = await briefedUser();
+    const { store, user, assistant, morning, clock, model } = await briefedUser();
     clock.advance(2 * 3_600_000);
     model.script(
       { toolCalls: [call("list_events", { range: "today" })] },
@@ -104,7 +108,7 @@ describeEachDatabase("follow-ups answered from receipts", (getDb) => {
     expect(reply.receipts[0]?.at.toISOString()).toBe("2025-06-02T08:00:00.000Z");
     // The run's own receipts are unchanged.
     expect(
-      (await listRunMessages(db, morning.runId)).filter((message) => message.role === "tool"),
+      (await listRunMessages(store, morning.runId)).filter((message) => message.role === "tool"),
     ).toHaveLength(MORNING_COVERAGE.length);
   });
 
@@ -120,12 +124,16 @@ describeEachDatabase("follow-ups answered from receipts", (getDb) => {
   });
 
   it("rolls old runs up: out of every context, receipts still readable", async () => {
-    const { db, user, assistant, morning, clock, model } = await briefedUser();
+    const { store, user, assistant, morning, clock, model } = await briefedUser();
     clock.advance(8 * 86_400_000);
-    const { archivedRuns } = await rollUpOldRuns(db, { now: clock.now(), retentionDays: 7, userId: user.id });
+    const { archivedRuns } = await rollUpOldRuns(store, {
+      now: clock.now(),
+      retentionDays: 7,
+      userId: user.id,
+    });
     expect(archivedRuns).toContain(morning.runId);
-    expect(await listRunMessages(db, morning.runId)).toHaveLength(0);
-    expect((await getRun(db, morning.runId))?.archivedAt).not.toBeNull();
+    expect(await listRunMessages(store, morning.runId)).toHaveLength(0);
+    expect((await getRun(store, morning.runId))?.archivedAt).not.toBeNull();
 
     const view = await assistant.receipts(user.id, morning.runId);
     expect(view?.run.archived).toBe(true);
@@ -144,14 +152,14 @@ describeEachDatabase("follow-ups answered from receipts", (getDb) => {
     expect(String(request?.messages[0]?.content)).toMatch(/archived/);
     // A second roll-up finds nothing new.
     expect(
-      (await rollUpOldRuns(db, { now: clock.now(), retentionDays: 7, userId: user.id })).archivedRuns,
+      (await rollUpOldRuns(store, { now: clock.now(), retentionDays: 7, userId: user.id })).archivedRuns,
     ).toEqual([]);
   });
 
   it("never follows up on another user's run", async () => {
-    const { db, morning, model } = await briefedUser();
-    const stranger = await createTestUser(db, LONDON);
-    const { assistant } = testCore(db, model);
+    const { store, morning, model } = await briefedUser();
+    const stranger = await createTestUser(store, LONDON);
+    const { assistant } = testCore(store, model);
     model.script({ content: "I don't know about that." });
     await assistant.reply(
       stranger.id,

@@ -3,38 +3,41 @@
  * the thread's earlier calls, and its own fresh ones. Scripted lying and misreading models.
  */
 import { expect, it } from "vitest";
-import { findConversation } from "../../../db/queries/conversations.ts";
-import { listConversationMessages } from "../../../db/queries/messages.ts";
-import { createProject } from "../../../db/queries/projects.ts";
 import { READ_ONLY_CHAT_TOOLS } from "../../../src/core/tools/allowlists.ts";
-import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
 import { call, offeredTools, scriptedModel } from "../../helpers/scripted-model.ts";
+import {
+  createProject,
+  createTestUser,
+  describeInMemory,
+  findConversation,
+  listConversationMessages,
+} from "../../helpers/test-store.ts";
 import { LONDON, seedEvent, seedTasks, seedWeather, testCore } from "../fixture.ts";
 
 const LIE = "Your 10:30 AM meeting is with the design team.";
 
-describeEachDatabase("grounded chat answers", (getDb) => {
+describeInMemory("grounded chat answers", (getStore) => {
   async function briefed() {
-    const db = getDb();
-    const user = await createTestUser(db, LONDON);
-    await seedTasks(db, user);
-    await seedWeather(db);
-    await seedEvent(db, user, "Dentist");
+    const store = getStore();
+    const user = await createTestUser(store, LONDON);
+    await seedTasks(store, user);
+    await seedWeather(store);
+    await seedEvent(store, user, "Dentist");
     const model = scriptedModel();
-    const core = testCore(db, model);
+    const core = testCore(store, model);
     model.script({ content: 'The Dentist is at 09:00 and "Renew passport" is due at 14:30.' });
     const morning = await core.assistant.brief(user.id, { slot: "morning" });
     const thread = { platform: "telegram" as const, threadKey: `tg:${user.id}:1`, runId: morning.runId };
-    return { db, user, morning, thread, ...core };
+    return { store, user, morning, thread, ...core };
   }
 
-  async function storedReply(db: ReturnType<typeof getDb>, threadKey: string) {
-    const conversation = await findConversation(db, "telegram", threadKey);
-    return (await listConversationMessages(db, conversation!.id, 100)).at(-1);
+  async function storedReply(store: ReturnType<typeof getStore>, threadKey: string) {
+    const conversation = await findConversation(store, "telegram", threadKey);
+    return (await listConversationMessages(store, conversation!.id, 100)).at(-1);
   }
 
   it("never delivers a follow-up's meeting that no receipt shows: a liar ends in a plain answer from the receipts", async () => {
-    const { db, user, model, thread, assistant } = await briefed();
+    const { store, user, model, thread, assistant } = await briefed();
     model.script({ content: LIE }, { content: LIE });
     const reply = await assistant.reply(user.id, thread, "what meeting do I have?");
 
@@ -46,7 +49,7 @@ describeEachDatabase("grounded chat answers", (getDb) => {
     expect(offeredTools(model.requests[2])).toEqual([...READ_ONLY_CHAT_TOOLS]);
     expect(reply.grounding).toMatchObject({ action: "digest", corrections: 1 });
     expect(reply.grounding?.unbacked).toEqual(expect.arrayContaining(["10:30 AM", "design team"]));
-    expect((await storedReply(db, thread.threadKey))?.metadata).toMatchObject({
+    expect((await storedReply(store, thread.threadKey))?.metadata).toMatchObject({
       kind: "reply",
       grounding: { action: "digest", corrections: 1 },
     });
@@ -68,8 +71,8 @@ describeEachDatabase("grounded chat answers", (getDb) => {
   });
 
   it("answers a follow-up about something outside the briefing's receipts with a fresh read-only call", async () => {
-    const { db, user, model, thread, assistant } = await briefed();
-    await createProject(db, { userId: user.id, name: "Garden shed", status: "paused" });
+    const { store, user, model, thread, assistant } = await briefed();
+    await createProject(store, { userId: user.id, name: "Garden shed", status: "paused" });
     model.script(
       { toolCalls: [call("list_projects", { status: "paused" })] },
       { content: "Garden shed is your one paused project." },
@@ -83,8 +86,8 @@ describeEachDatabase("grounded chat answers", (getDb) => {
     expect(reply.grounding).toMatchObject({ action: "none", unbacked: [] });
     expect(reply.receipts).toHaveLength(1);
     expect(reply.receipts[0]).toMatchObject({ toolName: "list_projects", arguments: { status: "paused" } });
-    const conversation = await findConversation(db, "telegram", thread.threadKey);
-    const stored = await listConversationMessages(db, conversation!.id, 100);
+    const conversation = await findConversation(store, "telegram", thread.threadKey);
+    const stored = await listConversationMessages(store, conversation!.id, 100);
     expect(stored.filter((message) => message.role === "tool").map((message) => message.toolName)).toEqual([
       "list_projects",
     ]);

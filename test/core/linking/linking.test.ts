@@ -2,6 +2,10 @@
  * Linking by one-time code, over the real invite store on both databases: what is stored, single use (also
  * under two concurrent redeems), expiry on a fixed clock, the per-sender rate limit, re-invites and signup.
  */
+// Left on the databases, unlike the other core suites: it reads the stored rows to show that only a hash of
+// a code is kept and that deleting a user cascades to their invites, and on PostgreSQL it holds a competing
+// transaction open to show a signup that loses the unique index's race takes the next name — what SQL does,
+// which no in-memory port can stand in for. The `Invites` port's rules are in test/contracts/invites.test.ts.
 import { eq } from "drizzle-orm";
 import { expect, it } from "vitest";
 import type { Database } from "../../../db/client.ts";

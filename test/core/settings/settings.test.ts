@@ -4,13 +4,12 @@
  * and the "next … briefing" line computed as the scheduler will run it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getUser } from "../../../db/queries/users.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
 import type { ModelClient } from "../../../src/core/model.ts";
 import { parseSettings } from "../../../src/core/settings/index.ts";
 import { createOpenMeteoGeocoder } from "../../../src/sources/weather/geocoder.ts";
-import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
 import { claimRun } from "../../helpers/runs.ts";
+import { createTestUser, describeInMemory, getUser } from "../../helpers/test-store.ts";
 import { type OpenMeteoServer, startOpenMeteoServer } from "../../servers/open-meteo-server.ts";
 import { testCore } from "../fixture.ts";
 
@@ -53,11 +52,11 @@ describe("parseSettings", () => {
   });
 });
 
-describeEachDatabase("settings service", (getDb) => {
+describeInMemory("settings service", (getStore) => {
   // Monday 2 June 2025, 06:00 in London (BST).
   const core = (at = "2025-06-02T05:00:00Z") => {
     const clock = fixedClock(at);
-    const built = testCore(getDb(), NO_MODEL, {
+    const built = testCore(getStore(), NO_MODEL, {
       clock,
       geocoder: createOpenMeteoGeocoder(fetch, meteo.url),
     });
@@ -65,7 +64,7 @@ describeEachDatabase("settings service", (getDb) => {
   };
 
   it("shows zone, place, slot times, mode and the next briefing, with buttons for each", async () => {
-    const user = await createTestUser(getDb(), {
+    const user = await createTestUser(getStore(), {
       locationName: "London, United Kingdom",
       latitude: 51.5,
       longitude: -0.12,
@@ -87,13 +86,13 @@ describeEachDatabase("settings service", (getDb) => {
   });
 
   it("moves a slot and confirms the next briefing in local time; a slot that already ran today comes tomorrow", async () => {
-    const db = getDb();
-    const user = await createTestUser(db);
+    const store = getStore();
+    const user = await createTestUser(store);
     const { settings } = core();
     const moved = await settings.handle(user.id, "morning 06:45");
     expect(moved.kind).toBe("changed");
     expect(moved.text).toBe("Morning briefing at 06:45 (Europe/London).\nnext morning briefing: Mon 06:45");
-    expect((await getUser(db, user.id))?.slots).toEqual({
+    expect((await getUser(store, user.id))?.slots).toEqual({
       morning: "06:45",
       midday: "12:30",
       afternoon: "16:30",
@@ -102,7 +101,7 @@ describeEachDatabase("settings service", (getDb) => {
 
     // Today's morning run exists (it ran at 06:45): the next one is tomorrow's.
     await claimRun(
-      db,
+      store,
       {
         userId: user.id,
         slot: "morning",
@@ -118,7 +117,7 @@ describeEachDatabase("settings service", (getDb) => {
   });
 
   it("says a slot whose time passed today but whose window is open runs at once (as the scheduler will)", async () => {
-    const user = await createTestUser(getDb());
+    const user = await createTestUser(getStore());
     const reply = await core("2025-06-02T05:00:00Z").settings.handle(user.id, "morning 05:30");
     expect(reply.text).toContain(
       "next morning briefing: Mon 05:30 (its time has passed, so it comes within a minute)",
@@ -133,36 +132,36 @@ describeEachDatabase("settings service", (getDb) => {
   });
 
   it("turns a slot off without touching the others, and switches the mode", async () => {
-    const db = getDb();
-    const user = await createTestUser(db);
+    const store = getStore();
+    const user = await createTestUser(store);
     const { settings } = core();
     expect((await settings.handle(user.id, "midday off")).text).toBe(
       "Midday briefing is off.\nnext morning briefing: Mon 07:00",
     );
     expect((await settings.handle(user.id, "mode legacy")).text).toContain("Briefing mode: legacy");
-    const stored = await getUser(db, user.id);
+    const stored = await getUser(store, user.id);
     expect(stored?.slots).toEqual({ morning: "07:00", midday: null, afternoon: "16:30", evening: null });
     expect(stored?.briefingMode).toBe("legacy");
   });
 
   it("refuses bad input in one line and changes nothing", async () => {
-    const db = getDb();
-    const user = await createTestUser(db);
+    const store = getStore();
+    const user = await createTestUser(store);
     const { settings } = core();
     for (const input of ["morning 25:00", "brunch 10:00", "mode turbo", "zone Europe/Atlantis"]) {
       const reply = await settings.handle(user.id, input);
       expect(reply.kind, input).toBe("error");
       expect(reply.text.split("\n"), input).toHaveLength(1);
     }
-    const stored = await getUser(db, user.id);
+    const stored = await getUser(store, user.id);
     expect(stored?.slots.morning).toBe("07:00");
     expect(stored?.briefingMode).toBe("agentic");
     expect(stored?.timeZone).toBe("Europe/London");
   });
 
   it("shows a pick list for an ambiguous place; picking sets it and proposes its zone, which the user accepts", async () => {
-    const db = getDb();
-    const user = await createTestUser(db);
+    const store = getStore();
+    const user = await createTestUser(store);
     const { settings } = core();
     const list = await settings.handle(user.id, "place Springfield");
     expect(list.kind).toBe("pick-place");
@@ -175,7 +174,7 @@ describeEachDatabase("settings service", (getDb) => {
       "Springfield, Ohio, United States",
       "Springfield, Oregon, United States",
     ]);
-    expect((await getUser(db, user.id))?.locationName).toBeNull();
+    expect((await getUser(store, user.id))?.locationName).toBeNull();
 
     const picked = await settings.handle(user.id, list.choices[2]?.[0]?.args ?? "");
     expect(picked.kind).toBe("propose-zone");
@@ -185,7 +184,7 @@ describeEachDatabase("settings service", (getDb) => {
       { label: "Use America/Chicago", args: "zone America/Chicago" },
       { label: "Keep Europe/London", args: "zone Europe/London" },
     ]);
-    const placed = await getUser(db, user.id);
+    const placed = await getUser(store, user.id);
     expect(placed?.latitude).toBeCloseTo(39.8, 1);
     expect(placed?.timeZone).toBe("Europe/London");
 
@@ -194,11 +193,11 @@ describeEachDatabase("settings service", (getDb) => {
     expect(accepted.text).toBe(
       "Time zone: America/Chicago; your briefing times are now in America/Chicago.\nnext morning briefing: Mon 07:00",
     );
-    expect((await getUser(db, user.id))?.timeZone).toBe("America/Chicago");
+    expect((await getUser(store, user.id))?.timeZone).toBe("America/Chicago");
   });
 
   it("proposes the zone of an unambiguous place in another zone, and says when it is the same", async () => {
-    const user = await createTestUser(getDb());
+    const user = await createTestUser(getStore());
     const { settings } = core();
     const porto = await settings.handle(user.id, "place Porto");
     expect(porto.kind).toBe("propose-zone");
@@ -206,15 +205,15 @@ describeEachDatabase("settings service", (getDb) => {
       "zone Europe/Lisbon",
       "zone Europe/London",
     ]);
-    const lisboner = await createTestUser(getDb(), { timeZone: "Europe/Lisbon" });
+    const lisboner = await createTestUser(getStore(), { timeZone: "Europe/Lisbon" });
     const same = await settings.handle(lisboner.id, "place Porto");
     expect(same.kind).toBe("changed");
     expect(same.text.split("\n")[0]).toBe("Place: Porto, Portugal (time zone Europe/Lisbon, as before).");
   });
 
   it("says so when the place is unknown, the list is stale, or the geocoder fails, and changes nothing", async () => {
-    const db = getDb();
-    const user = await createTestUser(db);
+    const store = getStore();
+    const user = await createTestUser(store);
     const { settings } = core();
     expect((await settings.handle(user.id, "place Qqqqzz")).text).toMatch(
       /^No place called "Qqqqzz" was found/,
@@ -230,6 +229,6 @@ describeEachDatabase("settings service", (getDb) => {
     } finally {
       meteo.recover();
     }
-    expect((await getUser(db, user.id))?.locationName).toBeNull();
+    expect((await getUser(store, user.id))?.locationName).toBeNull();
   });
 });

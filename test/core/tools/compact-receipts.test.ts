@@ -3,24 +3,23 @@
  * and the forecast says when it was fetched (in the user's zone) and, when it is old, that it is.
  */
 import { expect, it } from "vitest";
-import { createTask } from "../../../db/queries/tasks.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
 import { briefingToolSet } from "../../../src/core/tools/allowlists.ts";
 import { createDefaultToolRegistry } from "../../../src/core/tools/catalog.ts";
 import { dispatchToolCall } from "../../../src/core/tools/dispatch.ts";
-import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
+import { createTask, createTestUser, describeInMemory } from "../../helpers/test-store.ts";
 import { LONDON, seedWeather, TODAY, toolContextFor } from "../fixture.ts";
 
 const tools = briefingToolSet(createDefaultToolRegistry());
 const run = (name: string, args: Record<string, unknown>, context: Parameters<typeof dispatchToolCall>[2]) =>
   dispatchToolCall(tools, { id: "c1", function: { name, arguments: args } }, context);
 
-describeEachDatabase("compact receipts", (getDb) => {
+describeInMemory("compact receipts", (getStore) => {
   it("gives the forecast's as-of time in the user's zone, and says so when it is old", async () => {
-    const db = getDb();
-    const user = await createTestUser(db, LONDON);
-    await seedWeather(db); // fetched 05:40 UTC, 06:40 in London
-    const fresh = await run("get_weather", {}, toolContextFor(db, user));
+    const store = getStore();
+    const user = await createTestUser(store, LONDON);
+    await seedWeather(store); // fetched 05:40 UTC, 06:40 in London
+    const fresh = await run("get_weather", {}, toolContextFor(store, user));
     expect(fresh.result).toEqual({
       location: "London",
       as_of: "06:40",
@@ -31,7 +30,11 @@ describeEachDatabase("compact receipts", (getDb) => {
     });
 
     // Three hours on, nothing refreshed it.
-    const later = await run("get_weather", {}, toolContextFor(db, user, fixedClock("2025-06-02T08:40:00Z")));
+    const later = await run(
+      "get_weather",
+      {},
+      toolContextFor(store, user, fixedClock("2025-06-02T08:40:00Z")),
+    );
     expect(later.result).toMatchObject({
       as_of: "06:40",
       stale: true,
@@ -41,23 +44,23 @@ describeEachDatabase("compact receipts", (getDb) => {
     const nextDay = await run(
       "get_weather",
       {},
-      toolContextFor(db, user, fixedClock("2025-06-03T06:00:00Z")),
+      toolContextFor(store, user, fixedClock("2025-06-03T06:00:00Z")),
     );
     expect(nextDay.result).toMatchObject({ as_of: "Mon 2 Jun 06:40", stale: true });
   });
 
   it("leaves out fields that only repeat a default or say nothing", async () => {
-    const db = getDb();
-    const user = await createTestUser(db, LONDON);
-    await createTask(db, { userId: user.id, title: "Plain", dueDate: TODAY });
-    await createTask(db, {
+    const store = getStore();
+    const user = await createTestUser(store, LONDON);
+    await createTask(store, { userId: user.id, title: "Plain", dueDate: TODAY });
+    await createTask(store, {
       userId: user.id,
       title: "Urgent",
       dueDate: TODAY,
       priority: "high",
       notes: "Call first",
     });
-    const listed = await run("list_tasks", { filter: "due_today" }, toolContextFor(db, user));
+    const listed = await run("list_tasks", { filter: "due_today" }, toolContextFor(store, user));
     expect((listed.result as { tasks: unknown[] }).tasks).toEqual([
       expect.objectContaining({ title: "Plain", due: TODAY }),
       expect.objectContaining({ title: "Urgent", due: TODAY, priority: "high", notes: "Call first" }),

@@ -1,15 +1,19 @@
 import { expect, it } from "vitest";
 import { z } from "zod";
-import { createEvent } from "../../../db/queries/events.ts";
-import { createProject } from "../../../db/queries/projects.ts";
-import { createTask, getTask } from "../../../db/queries/tasks.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
 import { briefingToolSet, chatToolSet } from "../../../src/core/tools/allowlists.ts";
 import { createDefaultToolRegistry } from "../../../src/core/tools/catalog.ts";
 import { defineTool, type ToolContext } from "../../../src/core/tools/define-tool.ts";
 import { dispatchAll, dispatchToolCall } from "../../../src/core/tools/dispatch.ts";
 import { createToolRegistry, createToolSet } from "../../../src/core/tools/registry.ts";
-import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
+import {
+  createEvent,
+  createProject,
+  createTask,
+  createTestUser,
+  describeInMemory,
+  getTask,
+} from "../../helpers/test-store.ts";
 import { toolContextFor } from "../fixture.ts";
 
 const registry = createDefaultToolRegistry();
@@ -19,20 +23,24 @@ const run = (name: string, args: Record<string, unknown> = {}) => ({
   function: { name, arguments: args },
 });
 
-describeEachDatabase("tool dispatch", (getDb) => {
+describeInMemory("tool dispatch", (getStore) => {
   async function twoUsers() {
-    const db = getDb();
-    const me = await createTestUser(db, { timeZone: "Europe/London" });
-    const other = await createTestUser(db, { timeZone: "Europe/London" });
-    const context: ToolContext = toolContextFor(db, me, clock);
-    return { db, me, other, context };
+    const store = getStore();
+    const me = await createTestUser(store, { timeZone: "Europe/London" });
+    const other = await createTestUser(store, { timeZone: "Europe/London" });
+    const context: ToolContext = toolContextFor(store, me, clock);
+    return { store, me, other, context };
   }
 
   it("ignores a user_id in the arguments and never reaches another user's rows by id", async () => {
-    const { db, me, other, context } = await twoUsers();
-    const theirs = await createTask(db, { userId: other.id, title: "Their secret", dueDate: "2025-06-02" });
-    const project = await createProject(db, { userId: other.id, name: "Their project" });
-    await createTask(db, { userId: me.id, title: "Mine", dueDate: "2025-06-02" });
+    const { store, me, other, context } = await twoUsers();
+    const theirs = await createTask(store, {
+      userId: other.id,
+      title: "Their secret",
+      dueDate: "2025-06-02",
+    });
+    const project = await createProject(store, { userId: other.id, name: "Their project" });
+    await createTask(store, { userId: me.id, title: "Mine", dueDate: "2025-06-02" });
     const tools = chatToolSet(registry);
 
     const listed = await dispatchToolCall(
@@ -50,7 +58,7 @@ describeEachDatabase("tool dispatch", (getDb) => {
       context,
     );
     expect(completed).toMatchObject({ error: true, result: { error: `no task ${theirs.id}` } });
-    expect((await getTask(db, other.id, theirs.id))?.status).toBe("open");
+    expect((await getTask(store, other.id, theirs.id))?.status).toBe("open");
 
     const renamed = await dispatchToolCall(
       tools,
@@ -104,19 +112,19 @@ describeEachDatabase("tool dispatch", (getDb) => {
   });
 
   it("does not run a destructive tool where nobody can confirm it", async () => {
-    const { db, me, context } = await twoUsers();
-    const task = await createTask(db, { userId: me.id, title: "Keep" });
+    const { store, me, context } = await twoUsers();
+    const task = await createTask(store, { userId: me.id, title: "Keep" });
     const outcome = await dispatchToolCall(
       chatToolSet(registry),
       run("delete_task", { id: task.id }),
       context,
     );
     expect(outcome.error).toBe(true);
-    expect(await getTask(db, me.id, task.id)).toBeDefined();
+    expect(await getTask(store, me.id, task.id)).toBeDefined();
   });
 
   it("creates tasks, events and notes as the acting user with local dates and times", async () => {
-    const { db, me, context } = await twoUsers();
+    const { store, me, context } = await twoUsers();
     const tools = chatToolSet(registry);
     const task = await dispatchToolCall(
       tools,
@@ -141,7 +149,7 @@ describeEachDatabase("tool dispatch", (getDb) => {
     });
     const note = await dispatchToolCall(tools, run("create_note", { body: "Call mum back" }), context);
     expect(note.result).toMatchObject({ created: { body: "Call mum back", written: "2025-06-02 07:00" } });
-    await createEvent(db, me.id, {
+    await createEvent(store, me.id, {
       title: "All hands",
       allDay: true,
       startDate: "2025-06-03",
@@ -167,9 +175,9 @@ describeEachDatabase("tool dispatch", (getDb) => {
   });
 
   it("holds any change for a Confirm that shows exactly what would change, and runs nothing until then", async () => {
-    const { db, me, context } = await twoUsers();
-    const project = await createProject(db, { userId: me.id, name: "Travel" });
-    const task = await createTask(db, {
+    const { store, me, context } = await twoUsers();
+    const project = await createProject(store, { userId: me.id, name: "Travel" });
+    const task = await createTask(store, {
       userId: me.id,
       title: "Renew passport",
       dueDate: "2025-06-02",
@@ -206,7 +214,7 @@ describeEachDatabase("tool dispatch", (getDb) => {
       'Save a note "Packing": "Passport, charger"?',
       `Change project ${project.id} "Travel": status active → paused?`,
     ]);
-    expect(await getTask(db, me.id, task.id)).toMatchObject({ dueDate: "2025-06-02", status: "open" });
+    expect(await getTask(store, me.id, task.id)).toMatchObject({ dueDate: "2025-06-02", status: "open" });
     // Reads never wait.
     const listed = await dispatchToolCall(tools, run("list_tasks", { filter: "open" }), confirming, {
       confirmChanges: true,

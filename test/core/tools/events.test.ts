@@ -1,19 +1,23 @@
 import { expect, it } from "vitest";
-import { createEvent, getEvent } from "../../../db/queries/events.ts";
-import { createTask } from "../../../db/queries/tasks.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
 import { chatToolSet } from "../../../src/core/tools/allowlists.ts";
 import { createDefaultToolRegistry } from "../../../src/core/tools/catalog.ts";
 import { dispatchToolCall } from "../../../src/core/tools/dispatch.ts";
 import { modelView } from "../../../src/core/tools/model-view.ts";
-import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
+import {
+  createEvent,
+  createTask,
+  createTestUser,
+  describeInMemory,
+  getEvent,
+} from "../../helpers/test-store.ts";
 import { toolContextFor } from "../fixture.ts";
 
-describeEachDatabase("update_event", (getDb) => {
+describeInMemory("update_event", (getStore) => {
   it("stamps the change with the context's clock", async () => {
-    const db = getDb();
-    const user = await createTestUser(db, { timeZone: "Europe/London" });
-    const event = await createEvent(db, user.id, {
+    const store = getStore();
+    const user = await createTestUser(store, { timeZone: "Europe/London" });
+    const event = await createEvent(store, user.id, {
       title: "Standup",
       startsAt: new Date("2025-06-02T08:00:00Z"),
       timeZone: user.timeZone,
@@ -22,21 +26,21 @@ describeEachDatabase("update_event", (getDb) => {
     const outcome = await dispatchToolCall(
       chatToolSet(createDefaultToolRegistry()),
       { id: "c1", function: { name: "update_event", arguments: { id: event.id, title: "Team standup" } } },
-      toolContextFor(db, user, clock),
+      toolContextFor(store, user, clock),
     );
     expect(outcome.error).toBeFalsy();
-    const stored = await getEvent(db, user.id, event.id);
+    const stored = await getEvent(store, user.id, event.id);
     expect(stored?.title).toBe("Team standup");
     expect(stored?.updatedAt.toISOString()).toBe("2025-06-02T06:00:00.000Z");
   });
 });
 
-describeEachDatabase("list_events bounds its receipt", (getDb) => {
+describeInMemory("list_events bounds its receipt", (getStore) => {
   it("keeps every event in the receipt and hands the model a shortened view that says how many more there are", async () => {
-    const db = getDb();
-    const user = await createTestUser(db, { timeZone: "Europe/London" });
+    const store = getStore();
+    const user = await createTestUser(store, { timeZone: "Europe/London" });
     for (let hour = 0; hour < 45; hour += 1) {
-      await createEvent(db, user.id, {
+      await createEvent(store, user.id, {
         title: `Slot ${hour}`,
         startsAt: new Date(Date.UTC(2025, 5, 2 + Math.floor(hour / 10), 8 + (hour % 10))),
         timeZone: user.timeZone,
@@ -45,7 +49,7 @@ describeEachDatabase("list_events bounds its receipt", (getDb) => {
     const outcome = await dispatchToolCall(
       chatToolSet(createDefaultToolRegistry()),
       { id: "c2", function: { name: "list_events", arguments: { range: "upcoming", days: 14 } } },
-      toolContextFor(db, user, fixedClock("2025-06-02T06:00:00Z")),
+      toolContextFor(store, user, fixedClock("2025-06-02T06:00:00Z")),
     );
     const result = outcome.result as { count: number; events: unknown[]; note?: string };
     expect(result.count).toBe(45);
@@ -58,10 +62,10 @@ describeEachDatabase("list_events bounds its receipt", (getDb) => {
   });
 
   it("lists a 30-event day whole, so every event a briefing names is in its receipt", async () => {
-    const db = getDb();
-    const user = await createTestUser(db, { timeZone: "Europe/London" });
+    const store = getStore();
+    const user = await createTestUser(store, { timeZone: "Europe/London" });
     for (let index = 0; index < 30; index += 1) {
-      await createEvent(db, user.id, {
+      await createEvent(store, user.id, {
         title: `Meeting ${index + 1}`,
         startsAt: new Date(Date.UTC(2025, 5, 2, 6, index * 20)),
         timeZone: user.timeZone,
@@ -70,7 +74,7 @@ describeEachDatabase("list_events bounds its receipt", (getDb) => {
     const outcome = await dispatchToolCall(
       chatToolSet(createDefaultToolRegistry()),
       { id: "c3", function: { name: "list_events", arguments: { range: "today" } } },
-      toolContextFor(db, user, fixedClock("2025-06-02T06:00:00Z")),
+      toolContextFor(store, user, fixedClock("2025-06-02T06:00:00Z")),
     );
     const result = outcome.result as { count: number; events: Array<{ title: string }>; note?: string };
     expect(result.count).toBe(30);
@@ -81,17 +85,17 @@ describeEachDatabase("list_events bounds its receipt", (getDb) => {
   });
 });
 
-describeEachDatabase("list_tasks keeps a long list whole", (getDb) => {
+describeInMemory("list_tasks keeps a long list whole", (getStore) => {
   it("holds all 61 tasks due today with the true count; the model's view shows 15 and says 46 more", async () => {
-    const db = getDb();
-    const user = await createTestUser(db, { timeZone: "Europe/London" });
+    const store = getStore();
+    const user = await createTestUser(store, { timeZone: "Europe/London" });
     for (let index = 0; index < 61; index += 1) {
-      await createTask(db, { userId: user.id, title: `Task ${index + 1}`, dueDate: "2025-06-02" });
+      await createTask(store, { userId: user.id, title: `Task ${index + 1}`, dueDate: "2025-06-02" });
     }
     const outcome = await dispatchToolCall(
       chatToolSet(createDefaultToolRegistry()),
       { id: "c3", function: { name: "list_tasks", arguments: { filter: "due_today" } } },
-      toolContextFor(db, user, fixedClock("2025-06-02T06:00:00Z")),
+      toolContextFor(store, user, fixedClock("2025-06-02T06:00:00Z")),
     );
     const result = outcome.result as { count: number; tasks: unknown[] };
     expect(result.count).toBe(61);

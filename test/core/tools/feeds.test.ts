@@ -1,18 +1,17 @@
 import { expect, it } from "vitest";
-import { addFeed, saveFeedSync } from "../../../db/queries/feeds.ts";
 import { briefingToolSet } from "../../../src/core/tools/allowlists.ts";
 import { createDefaultToolRegistry } from "../../../src/core/tools/catalog.ts";
 import { dispatchToolCall } from "../../../src/core/tools/dispatch.ts";
-import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
+import { addFeed, createTestUser, describeInMemory, saveFeedSync } from "../../helpers/test-store.ts";
 import { toolContextFor } from "../fixture.ts";
 
 const tools = briefingToolSet(createDefaultToolRegistry());
 
-describeEachDatabase("get_rss_items", (getDb) => {
+describeInMemory("get_rss_items", (getStore) => {
   async function userWithNews(profile: string) {
-    const db = getDb();
-    const user = await createTestUser(db, { timeZone: "Europe/London", profile });
-    const feed = await addFeed(db, { userId: user.id, url: `https://news.example/${user.id}.rss` });
+    const store = getStore();
+    const user = await createTestUser(store, { timeZone: "Europe/London", profile });
+    const feed = await addFeed(store, { userId: user.id, url: `https://news.example/${user.id}.rss` });
     const at = new Date("2025-06-02T08:00:00Z");
     const item = (guid: string, title: string, publishedAt: string) => ({
       guid,
@@ -21,7 +20,7 @@ describeEachDatabase("get_rss_items", (getDb) => {
       summary: "",
       publishedAt: new Date(publishedAt),
     });
-    await saveFeedSync(db, feed, {
+    await saveFeedSync(store, feed, {
       title: "News",
       etag: null,
       lastModified: null,
@@ -32,7 +31,7 @@ describeEachDatabase("get_rss_items", (getDb) => {
         item("c", "Cycling tour begins", "2025-05-29T10:00:00Z"),
       ],
     });
-    return toolContextFor(db, user);
+    return toolContextFor(store, user);
   }
 
   const titles = (result: unknown) =>

@@ -1,11 +1,10 @@
 import { expect, it } from "vitest";
-import { createTask } from "../../../db/queries/tasks.ts";
 import type { ChatMessage } from "../../../src/core/model.ts";
 import { briefingToolSet } from "../../../src/core/tools/allowlists.ts";
 import { createDefaultToolRegistry } from "../../../src/core/tools/catalog.ts";
 import { hasToolCall, isStepCount, runToolLoop } from "../../../src/core/tools/tool-loop.ts";
-import { createTestUser, describeEachDatabase } from "../../helpers/database.ts";
 import { call, scriptedModel } from "../../helpers/scripted-model.ts";
+import { createTask, createTestUser, describeInMemory } from "../../helpers/test-store.ts";
 import { TODAY, toolContextFor } from "../fixture.ts";
 
 const tools = briefingToolSet(createDefaultToolRegistry());
@@ -14,12 +13,12 @@ const opening: readonly ChatMessage[] = Object.freeze([
   { role: "user", content: "Go." },
 ]);
 
-describeEachDatabase("the tool loop", (getDb) => {
+describeInMemory("the tool loop", (getStore) => {
   async function setup() {
-    const db = getDb();
-    const user = await createTestUser(db, { timeZone: "Europe/London" });
-    await createTask(db, { userId: user.id, title: "Water plants", dueDate: TODAY });
-    return { context: toolContextFor(db, user), model: scriptedModel() };
+    const store = getStore();
+    const user = await createTestUser(store, { timeZone: "Europe/London" });
+    await createTask(store, { userId: user.id, title: "Water plants", dueDate: TODAY });
+    return { context: toolContextFor(store, user), model: scriptedModel() };
   }
 
   it("returns one immutable step per model request and a new conversation, leaving the caller's alone", async () => {

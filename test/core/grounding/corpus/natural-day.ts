@@ -5,16 +5,15 @@
  * scripted model writes of it: honest sentences and one lie of every kind the gate must stop. The adapter
  * tests (CLI, Telegram, Slack) deliver it and check what reaches the user.
  */
-import type { Database } from "../../../../db/client.ts";
-import { createEvent } from "../../../../db/queries/events.ts";
 import type { User } from "../../../../src/core/domain.ts";
+import { createEvent, type TestStore } from "../../../helpers/test-store.ts";
 import { seedEvent, seedTasks, seedWeather } from "../../fixture.ts";
 
-export async function seedNaturalDay(db: Database, user: User): Promise<void> {
-  await seedTasks(db, user);
-  await seedWeather(db);
-  await seedEvent(db, user, "Dentist", "2025-06-02T08:00:00Z");
-  await createEvent(db, user.id, {
+export async function seedNaturalDay(store: TestStore, user: User): Promise<void> {
+  await seedTasks(store, user);
+  await seedWeather(store);
+  await seedEvent(store, user, "Dentist", "2025-06-02T08:00:00Z");
+  await createEvent(store, user.id, {
     title: "Design review",
     startsAt: new Date("2025-06-02T14:00:00Z"),
     endsAt: new Date("2025-06-02T15:00:00Z"),

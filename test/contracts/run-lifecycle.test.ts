@@ -1,14 +1,12 @@
 /**
- * The run's state machine as the database keeps it: every transition moves a run (or an outbox row) only
- * from the states it leaves and only for its owner, so of two processes racing exactly one moves it. Run
- * on PGlite and PostgreSQL; the races run their statements at once on one database.
+ * The contract of `RunLifecycle`, `RunQueue` and `Leases`: every transition moves a run (or an outbox row)
+ * only from the states it leaves and only for its owner, so of two processes racing exactly one moves it;
+ * leases lapse on the caller's clock. Held by the in-memory ports and by the database stores on PGlite and
+ * PostgreSQL; on a database the races run their statements at once.
  */
 import { expect, it } from "vitest";
-import { insertMessages, listRunMessages } from "../../db/queries/messages.ts";
-import { linkIdentity } from "../../db/queries/users.ts";
-import { createLeases, createRunLifecycle, createRunQueue } from "../../db/stores/index.ts";
 import type { RunResult, SlotClaim } from "../../src/core/domain.ts";
-import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
+import { describeEachStore } from "./harness.ts";
 
 const at = new Date("2025-06-02T06:00:00Z");
 const later = (seconds: number) => new Date(at.getTime() + seconds * 1000);
@@ -28,13 +26,20 @@ const result: RunResult = {
   reason: null,
 };
 
-describeEachDatabase("the run lifecycle", (getDb) => {
+describeEachStore("the run lifecycle", (world) => {
   const ports = () => {
-    const db = getDb();
-    return { db, lifecycle: createRunLifecycle(db), queue: createRunQueue(db), leases: createLeases(db) };
+    const { ports, linkAccount } = world();
+    return {
+      lifecycle: ports.lifecycle,
+      queue: ports.runQueue,
+      leases: ports.leases,
+      receipts: ports.receipts,
+      runs: ports.runs,
+      linkAccount,
+    };
   };
   async function slotOf(localDate = "2025-06-02"): Promise<SlotClaim> {
-    const user = await createTestUser(getDb());
+    const user = await world().addUser();
     return { userId: user.id, slot: "morning", localDate, notAfter: later(5400) };
   }
 
@@ -58,7 +63,7 @@ describeEachDatabase("the run lifecycle", (getDb) => {
   });
 
   it("lets only the owner start and finish a run, from the state it leaves", async () => {
-    const { db, lifecycle } = ports();
+    const { lifecycle } = ports();
     const slot = await slotOf();
     const run = await lifecycle.claim(slot, "owner", at);
     if (!run) throw new Error("not claimed");
@@ -72,25 +77,27 @@ describeEachDatabase("the run lifecycle", (getDb) => {
     expect(finished?.generatedAt).toEqual(later(5));
     expect(await lifecycle.finish(run.id, "owner", result, later(6))).toBeUndefined();
     expect(await lifecycle.fail(run.id, "owner", "late failure", later(6))).toBeUndefined();
-    void db;
   });
 
   it("reclaims an orphan for exactly one process, dropping what the interrupted attempt stored", async () => {
-    const { db, lifecycle, queue, leases } = ports();
+    const { lifecycle, queue, leases, receipts } = ports();
     const slot = await slotOf();
     const run = await lifecycle.claim(slot, "dead", at);
     if (!run) throw new Error("not claimed");
     await lifecycle.start(run.id, slot.userId, "dead", at);
-    await insertMessages(db, [
+    await receipts.append([
       {
         userId: slot.userId,
+        conversationId: null,
         runId: run.id,
         role: "tool",
         toolName: "list_tasks",
         content: "{}",
+        metadata: {},
         createdAt: at,
       },
     ]);
+    expect(await receipts.runMessages(run.id)).toHaveLength(1);
     // "live" renews its lease; "dead" never held one (or let it lapse).
     await leases.acquire("process:live", "live", 20_000, later(10));
     const orphans = await queue.orphaned({ owner: "live", at: later(10), everyOtherOwner: false });
@@ -104,7 +111,7 @@ describeEachDatabase("the run lifecycle", (getDb) => {
     expect(await lifecycle.start(run.id, slot.userId, winner, later(11))).toMatchObject({
       state: "generating",
     });
-    expect(await listRunMessages(db, run.id)).toEqual([]);
+    expect(await receipts.runMessages(run.id)).toEqual([]);
     // The dead process wakes up: the run is no longer its own.
     expect(await lifecycle.finish(run.id, "dead", result, later(12))).toBeUndefined();
   });
@@ -143,13 +150,13 @@ describeEachDatabase("the run lifecycle", (getDb) => {
   });
 
   it("begins a delivery once, with its rows, and settles it from them", async () => {
-    const { db, lifecycle, queue } = ports();
+    const { lifecycle, queue, linkAccount } = ports();
     const slot = await slotOf();
-    const telegram = await linkIdentity(db, slot.userId, {
+    const telegram = await linkAccount(slot.userId, {
       platform: "telegram",
       externalUserId: `${slot.userId}01`,
     });
-    const slack = await linkIdentity(db, slot.userId, {
+    const slack = await linkAccount(slot.userId, {
       platform: "slack",
       externalUserId: `U${slot.userId}`,
     });
@@ -250,9 +257,9 @@ describeEachDatabase("the run lifecycle", (getDb) => {
   });
 
   it("fails sends left by a gone process, never the ones of a live one", async () => {
-    const { db, lifecycle, queue, leases } = ports();
+    const { lifecycle, queue, leases, linkAccount } = ports();
     const slot = await slotOf();
-    const identity = await linkIdentity(db, slot.userId, {
+    const identity = await linkAccount(slot.userId, {
       platform: "telegram",
       externalUserId: `${slot.userId}02`,
     });
@@ -275,9 +282,155 @@ describeEachDatabase("the run lifecycle", (getDb) => {
   });
 });
 
-describeEachDatabase("leases", (getDb) => {
+describeEachStore("the run queue and the run store", (world) => {
+  async function generated(slotName: "morning" | "midday" | "afternoon", localDate = "2025-06-02") {
+    const { ports } = world();
+    const user = await world().addUser({ timeZone: "Pacific/Auckland" });
+    const run = await ports.lifecycle.claim(
+      { userId: user.id, slot: slotName, localDate, notAfter: later(5400) },
+      "a",
+      at,
+    );
+    if (!run) throw new Error("not claimed");
+    await ports.lifecycle.start(run.id, user.id, "a", at);
+    const finished = await ports.lifecycle.finish(run.id, "a", result, at);
+    if (!finished) throw new Error("not finished");
+    return { user, run: finished };
+  }
+
+  it("refuses a run of a user who does not exist", async () => {
+    const { lifecycle } = world().ports;
+    await expect(
+      lifecycle.claim({ userId: 987_654, slot: "morning", localDate: "2025-06-02", notAfter: at }, "a", at),
+    ).rejects.toThrow();
+  });
+
+  it("reads a run only for its user, with the user's zone for the queue", async () => {
+    const { runs, runQueue } = world().ports;
+    const { user, run } = await generated("morning");
+    const other = await world().addUser();
+    expect(await runs.ofUser(user.id, run.id)).toMatchObject({ id: run.id, state: "generated" });
+    expect(await runs.ofUser(other.id, run.id)).toBeUndefined();
+    expect(await runQueue.get(run.id)).toMatchObject({ run: { id: run.id }, timeZone: "Pacific/Auckland" });
+    expect(await runQueue.get(run.id + 10_000)).toBeUndefined();
+  });
+
+  it("finds the latest finished run and the morning briefing of a day, manual runs included", async () => {
+    const { runs, lifecycle } = world().ports;
+    const { user, run: morning } = await generated("morning");
+    expect(await runs.latestFinished(user.id)).toMatchObject({ id: morning.id });
+    const manual = await lifecycle.createManual({
+      userId: user.id,
+      slot: "morning",
+      localDate: "2025-06-02",
+      owner: "a",
+      at: later(60),
+    });
+    // Generating has no prose yet: neither read sees it.
+    expect((await runs.latestFinished(user.id))?.id).toBe(morning.id);
+    await lifecycle.finish(manual.id, "a", { ...result, prose: "Again." }, later(61));
+    expect(await runs.latestFinished(user.id)).toMatchObject({ id: manual.id, prose: "Again." });
+    expect((await runs.morningOf(user.id, "2025-06-02"))?.id).toBe(manual.id);
+    expect(await runs.morningOf(user.id, "2025-06-03")).toBeUndefined();
+    expect(await runs.scheduledOn(user.id, ["2025-06-02", "2025-06-03"])).toEqual([
+      { slot: "morning", localDate: "2025-06-02" },
+    ]);
+    expect(await runs.scheduledOn(user.id, [])).toEqual([]);
+  });
+
+  it("lists runs by state oldest first, and due rows soonest first within the limit, leaving out the excluded", async () => {
+    const { runQueue, lifecycle } = world().ports;
+    const first = await generated("morning");
+    const second = await generated("midday");
+    const generatedIds = (await runQueue.inStates(["generated"])).map((run) => run.id);
+    expect(generatedIds.indexOf(first.run.id)).toBeLessThan(generatedIds.indexOf(second.run.id));
+    expect((await runQueue.inStates(["delivered"])).map((run) => run.id)).not.toContain(first.run.id);
+
+    await lifecycle.beginDelivery(second.run.id, [{ platform: "slack", identityId: null }], later(1));
+    await lifecycle.beginDelivery(first.run.id, [{ platform: "slack", identityId: null }], later(2));
+    const [secondRow] = await runQueue.deliveriesOf(second.run.id);
+    const [firstRow] = await runQueue.deliveriesOf(first.run.id);
+    if (!firstRow || !secondRow) throw new Error("rows missing");
+    const due = async (options: { limit?: number; excludeIds?: number[]; at?: Date } = {}) =>
+      (
+        await runQueue.dueDeliveries({
+          at: options.at ?? later(3),
+          platforms: ["slack"],
+          limit: options.limit ?? 100,
+          excludeIds: options.excludeIds ?? [],
+        })
+      )
+        .map((row) => row.delivery.id)
+        .filter((id) => id === firstRow.id || id === secondRow.id);
+    expect(await due()).toEqual([secondRow.id, firstRow.id]);
+    expect(await due({ excludeIds: [secondRow.id] })).toEqual([firstRow.id]);
+    expect(await due({ at: later(1) })).toEqual([secondRow.id]);
+    const limited = await runQueue.dueDeliveries({
+      at: later(3),
+      platforms: ["slack"],
+      limit: 1,
+      excludeIds: [],
+    });
+    expect(limited).toHaveLength(1);
+    expect(await runQueue.dueDeliveries({ at: later(3), platforms: [], limit: 10, excludeIds: [] })).toEqual(
+      [],
+    );
+    // A row with no account to go to still comes, with no recipient.
+    expect(
+      (await runQueue.dueDeliveries({ at: later(3), platforms: ["slack"], limit: 100, excludeIds: [] })).find(
+        (row) => row.delivery.id === firstRow.id,
+      ),
+    ).toMatchObject({ recipient: undefined, timeZone: "Pacific/Auckland", run: { prose: "Morning." } });
+  });
+
+  it("archives runs past retention: their receipts stay readable, their messages leave every context", async () => {
+    const { lifecycle, receipts } = world().ports;
+    const { user, run } = await generated("afternoon", "2025-05-01");
+    await receipts.append([
+      {
+        userId: user.id,
+        conversationId: null,
+        runId: run.id,
+        role: "assistant",
+        content: "",
+        toolCalls: [{ function: { name: "list_tasks", arguments: {} } }],
+        metadata: {},
+        createdAt: at,
+      },
+      {
+        userId: user.id,
+        conversationId: null,
+        runId: run.id,
+        role: "tool",
+        toolName: "list_tasks",
+        content: '{"tasks":[]}',
+        metadata: { arguments: { filter: "open" } },
+        createdAt: at,
+      },
+    ]);
+    expect(await receipts.archivedReceipts(run.id)).toBeUndefined();
+    const tooEarly = await lifecycle.archiveOld({ now: later(86_400), retentionDays: 30, userId: user.id });
+    expect(tooEarly).toEqual([]);
+    const now = new Date(at.getTime() + 31 * 86_400_000);
+    expect(await lifecycle.archiveOld({ now, retentionDays: 30, userId: user.id })).toEqual([run.id]);
+    expect(await receipts.runMessages(run.id)).toEqual([]);
+    expect(await receipts.archivedReceipts(run.id)).toEqual([
+      expect.objectContaining({
+        runId: run.id,
+        toolName: "list_tasks",
+        arguments: { filter: "open" },
+        result: { tasks: [] },
+        error: false,
+        at,
+      }),
+    ]);
+    expect(await lifecycle.archiveOld({ now, retentionDays: 30, userId: user.id })).toEqual([]);
+  });
+});
+
+describeEachStore("leases", (world) => {
   it("has one live holder per name: renewed by it, free once lapsed or released, voided for others", async () => {
-    const leases = createLeases(getDb());
+    const { leases } = world().ports;
     const name = `poll:${Math.random()}`;
     const race = await Promise.all([
       leases.acquire(name, "a", 30_000, at),
