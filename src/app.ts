@@ -32,6 +32,7 @@ import type { Logger } from "./logger.ts";
 import { createModelClient } from "./models/index.ts";
 import { watchDatabase } from "./runtime/database-watch.ts";
 import { watchModelEndpoints } from "./runtime/model-endpoints.ts";
+import { createPollingLease, pollingLeaseName } from "./runtime/polling-lease.ts";
 import { holdProcessLease, newOwnerId } from "./runtime/process-lease.ts";
 import { createSlackWithin, linkSlack } from "./runtime/slack-link.ts";
 import { StartError } from "./runtime/start-error.ts";
@@ -231,6 +232,15 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
     });
     undo.push(() => platforms.stop());
     const links: PlatformLink[] = [];
+    // One connection per token in these modes: the lease's holder connects, other processes stand by.
+    const pollingLease = (platform: "telegram" | "slack", token: string) =>
+      createPollingLease({
+        leases: core.ports.leases,
+        name: pollingLeaseName(platform, fingerprint(token)),
+        owner,
+        clock,
+        logger: logger.child({ component: "lease" }),
+      });
     if (platforms.telegram) {
       links.push(
         linkTelegram(platforms.telegram, {
@@ -238,6 +248,9 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
           apiRoot: config.telegram?.apiRoot ?? "",
           logger: logger.child({ platform: "telegram" }),
           ...(options.platformTimeoutMs ? { connectTimeoutMs: options.platformTimeoutMs } : {}),
+          ...(config.telegram && !config.telegram.webhookUrl
+            ? { pollingLease: pollingLease("telegram", config.telegram.token) }
+            : {}),
         }),
       );
     }
@@ -247,6 +260,7 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
           clock,
           logger: logger.child({ platform: "slack" }),
           ...(options.platformTimeoutMs ? { connectTimeoutMs: options.platformTimeoutMs } : {}),
+          ...(config.slack?.appToken ? { pollingLease: pollingLease("slack", config.slack.appToken) } : {}),
         }),
       );
     }
@@ -366,6 +380,8 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
 
     const degraded = (name: string) => {
       const found = connections.find((connection) => connection.link.name === name)?.outcome;
+      if (found?.connected && found.standby)
+        return ` — STANDBY: another process (${found.standby.holder ?? "unknown"}) holds this token's connection; this one takes over when that one's lease lapses`;
       return found && !found.connected
         ? ` — UNREACHABLE at start (${found.reason}); retrying in the background, /healthz answers 503 until it connects`
         : "";
