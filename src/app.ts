@@ -44,6 +44,7 @@ import { createMetrics } from "./server/metrics.ts";
 import { startCalendarSync } from "./sources/calendar/calendar-sync-loop.ts";
 import { startFeedSync } from "./sources/feeds/sync-feed.ts";
 import { startPeriodicSync } from "./sources/periodic-sync.ts";
+import { createSourceLeases } from "./sources/source-lease.ts";
 import { startWeatherSync } from "./sources/weather/get-weather.ts";
 
 /** What the running bot is built from; the `start` command (and `brief --deliver`) supply it. */
@@ -332,6 +333,8 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
     undo.push(() => databaseWatch.stop());
 
     const syncLogger = logger.child({ component: "sync" });
+    // Replicas on one database fetch each source once: the one that finds it being fetched skips it.
+    const sourceLeases = createSourceLeases(core.ports.leases, { owner, clock });
     const loops = [
       startCalendarSync({
         db,
@@ -340,6 +343,7 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
         network: config.sources,
         intervalMs: config.sync.calendarMinutes * MINUTE,
         logger: syncLogger,
+        leases: sourceLeases,
       }),
       startFeedSync({
         db,
@@ -348,6 +352,7 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
         network: config.sources,
         intervalMs: config.sync.feedMinutes * MINUTE,
         logger: syncLogger,
+        leases: sourceLeases,
       }),
       startWeatherSync({
         db,
@@ -356,6 +361,7 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
         forecastUrl: config.openMeteo.forecastUrl,
         intervalMs: config.sync.weatherMinutes * MINUTE,
         logger: syncLogger,
+        leases: sourceLeases,
       }),
       startPeriodicSync({
         name: "maintenance",
