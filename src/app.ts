@@ -75,6 +75,10 @@ export interface RunningApp {
 
 const MINUTE = 60_000;
 const MAINTENANCE_INTERVAL_MS = 10 * MINUTE;
+/** A rate-limit scope unused this long is a full bucket: its row can go. */
+const RATE_BUCKET_IDLE_MS = 60 * MINUTE;
+/** An expired /forget question is kept this long, so a late press is told "expired", not "unknown". */
+const FORGET_QUESTION_KEEP_MS = 24 * 60 * MINUTE;
 /** Bolt's auth.test retries (3, up to 10 s apart) fit inside this. */
 const SLACK_START_TIMEOUT_MS = 45_000;
 
@@ -374,10 +378,14 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
             now,
             retentionDays: config.briefing.retentionDays,
           });
-          if (expired > 0 || archivedRuns.length > 0) {
+          const forgetQuestions = await core.ports.forgetQuestions.expire(
+            new Date(now.getTime() - FORGET_QUESTION_KEEP_MS),
+          );
+          const rateBuckets = await createRateBuckets(db).pruneIdle(RATE_BUCKET_IDLE_MS);
+          if (expired > 0 || archivedRuns.length > 0 || forgetQuestions > 0 || rateBuckets > 0) {
             syncLogger.info(
-              { expired, archived: archivedRuns.length },
-              "maintenance: expired confirmations, archived runs",
+              { expired, archived: archivedRuns.length, forgetQuestions, rateBuckets },
+              "maintenance: expired confirmations and forget questions, archived runs, idle rate buckets",
             );
           }
         },
