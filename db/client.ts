@@ -8,6 +8,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import { BriefbotError } from "../src/core/errors.ts";
 import type { LockHolder, OwnerRole } from "./embedded/data-dir-lock.ts";
 import { openEmbedded } from "./embedded/open-embedded.ts";
 import type { WireServerLogger } from "./embedded/wire-server.ts";
@@ -68,18 +69,16 @@ export interface OpenDatabase {
 }
 
 /** The database server cannot be reached, or refuses us (one line for the operator). */
-export class DatabaseUnavailableError extends Error {
+export class DatabaseUnavailableError extends BriefbotError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "DatabaseUnavailableError";
+    super("database_unavailable", message, options);
   }
 }
 
 /** A CLI reached a running bot whose schema is older than this program's migrations. */
-export class SchemaBehindError extends Error {
+export class SchemaBehindError extends BriefbotError {
   constructor(message: string) {
-    super(message);
-    this.name = "SchemaBehindError";
+    super("schema_behind", message);
   }
 }
 

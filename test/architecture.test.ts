@@ -39,6 +39,26 @@ describe("architecture", () => {
       .map(({ file }) => file);
     expect(readers).toEqual(["src/cli/main.ts"]);
   });
+
+  it("raises its own errors as BriefbotError subclasses, each with a code, and tells them apart by code", () => {
+    const product = ["src", "db", "bots"].flatMap(sourcesUnder);
+    const classes = product.flatMap(({ file, code }) =>
+      [...code.matchAll(/class (\w+) extends (\w+)/g)]
+        .filter(([, name]) => name?.endsWith("Error"))
+        .map(([, name, base]) => ({ file, name, base })),
+    );
+    expect(classes.length).toBeGreaterThan(20);
+    const onPlainError = classes.filter(({ name, base }) => name !== "BriefbotError" && base === "Error");
+    expect(onPlainError).toEqual([]);
+    const namesCompared = product
+      .filter(({ code }) => /\.name === "\w+Error"/.test(code))
+      .filter(({ code }) => {
+        const ours = classes.map(({ name }) => name);
+        return [...code.matchAll(/\.name === "(\w+Error)"/g)].some(([, name]) => ours.includes(name ?? ""));
+      })
+      .map(({ file }) => file);
+    expect(namesCompared, "our errors are told apart by code, not by name").toEqual([]);
+  });
 });
 
 describe("a repository that stands alone", () => {

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import postgres from "postgres";
+import { BriefbotError } from "../../src/core/errors.ts";
 import { acquireDataDirLock, type DataDirLock, type LockHolder, type OwnerRole } from "./data-dir-lock.ts";
 import { listenWireServer, type WireServer, type WireServerLogger } from "./wire-server.ts";
 
@@ -30,10 +31,9 @@ export type EmbeddedAccess =
   | { kind: "client"; sql: postgres.Sql; holder: LockHolder };
 
 /** The directory belongs to another process that this one may not share it with. */
-export class DataDirBusyError extends Error {
+export class DataDirBusyError extends BriefbotError {
   constructor(message: string) {
-    super(message);
-    this.name = "DataDirBusyError";
+    super("data_dir_busy", message);
   }
 }
 

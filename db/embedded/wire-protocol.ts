@@ -4,6 +4,7 @@
  * and finding the transaction status in the backend's ReadyForQuery.
  * https://www.postgresql.org/docs/current/protocol-message-formats.html
  */
+import { BriefbotError } from "../../src/core/errors.ts";
 
 export const PROTOCOL_V3 = 196_608;
 export const SSL_REQUEST = 80_877_103;
@@ -130,9 +131,8 @@ export function queryMessage(sql: string): Buffer {
   return message("Q", cstring(sql));
 }
 
-export class ProtocolError extends Error {
+export class ProtocolError extends BriefbotError {
   constructor(message: string) {
-    super(message);
-    this.name = "ProtocolError";
+    super("wire_protocol", message);
   }
 }

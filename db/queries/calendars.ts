@@ -1,4 +1,5 @@
 import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
+import { BriefbotError } from "../../src/core/errors.ts";
 import type { Database } from "../client.ts";
 import { type Calendar, calendars, users } from "../schema/index.ts";
 
@@ -12,10 +13,9 @@ export type CalendarWithOwner = Omit<Calendar, "body"> & {
   userTimeZone: string;
 };
 
-export class CalendarExistsError extends Error {
+export class CalendarExistsError extends BriefbotError {
   constructor(readonly source: string) {
-    super(`already subscribed to ${source}`);
-    this.name = "CalendarExistsError";
+    super("already_subscribed", `already subscribed to ${source}`);
   }
 }
 

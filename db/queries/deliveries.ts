@@ -1,9 +1,10 @@
 /** Counts of the delivery outbox for `/metrics`; its rows change only in `run-lifecycle.ts`. */
 import { sql } from "drizzle-orm";
+import type { DeliveryPlatform } from "../../src/core/domain.ts";
 import type { Database } from "../client.ts";
 import { type Delivery, deliveries } from "../schema/index.ts";
 
-export type DeliveryPlatform = Delivery["platform"];
+export type { DeliveryPlatform };
 
 export interface DeliveryTarget {
   platform: DeliveryPlatform;

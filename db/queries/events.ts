@@ -1,36 +1,18 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, gt, gte, isNull, lt, ne, or, sql } from "drizzle-orm";
 import { DateTime } from "luxon";
+import type { ChatEventChanges, EventRange, EventView, NewChatEvent } from "../../src/core/domain.ts";
+import { BriefbotError } from "../../src/core/errors.ts";
 import type { Database } from "../client.ts";
 import { type CalendarEvent, calendars, events, type NewCalendarEvent } from "../schema/index.ts";
 
-export const EVENT_RANGES = ["today", "tomorrow", "upcoming"] as const;
-export type EventRange = (typeof EVENT_RANGES)[number];
+export type { ChatEventChanges, EventRange, EventView, NewChatEvent };
 
+export const EVENT_RANGES = ["today", "tomorrow", "upcoming"] as const;
 /** Whose calendar, and which "today": ranges are the user's local days. */
 export interface EventOwner {
   id: number;
   timeZone: string;
-}
-
-/** An event as tools and the CLI show it: times in the user's zone next to the instants. */
-export interface EventView {
-  id: number;
-  title: string;
-  description: string;
-  location: string;
-  allDay: boolean;
-  /** Local "YYYY-MM-DD HH:mm" (timed) or "YYYY-MM-DD" (all-day) in the user's zone. */
-  start: string;
-  /** Local end; for all-day events the last day it covers (inclusive), which reads naturally. */
-  end: string;
-  startsAt: string;
-  endsAt: string;
-  /** The user's local dates within the range that this event is on (multi-day events have several). */
-  days: string[];
-  status: "confirmed" | "tentative";
-  source: "calendar" | "chat";
-  calendarId: number | null;
 }
 
 const UPCOMING_DEFAULT_DAYS = 7;
@@ -151,10 +133,9 @@ function shiftDate(date: string, days: number): string {
 // Chat-created events. Only rows with a null calendarId belong to chat; synced rows are read-only here,
 // since the next sync would overwrite any change.
 
-export class EventInputError extends Error {
+export class EventInputError extends BriefbotError {
   constructor(message: string) {
-    super(message);
-    this.name = "EventInputError";
+    super("invalid_input", message);
   }
 }
 
@@ -164,19 +145,6 @@ interface ChatEventCommon {
   location?: string;
   status?: "confirmed" | "tentative";
 }
-
-export type NewChatEvent = ChatEventCommon &
-  (
-    | { allDay?: false; startsAt: Date; endsAt?: Date; timeZone: string }
-    | { allDay: true; startDate: string; endDate?: string; timeZone: string }
-  );
-
-export type ChatEventChanges = Partial<ChatEventCommon> &
-  (
-    | { allDay?: undefined }
-    | { allDay: false; startsAt: Date; endsAt?: Date }
-    | { allDay: true; startDate: string; endDate?: string }
-  );
 
 export async function createEvent(db: Database, userId: number, input: NewChatEvent): Promise<CalendarEvent> {
   const values: NewCalendarEvent = {

@@ -1,19 +1,21 @@
 import { and, asc, count, desc, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
+import type { FeedItemView } from "../../src/core/domain.ts";
+import { BriefbotError } from "../../src/core/errors.ts";
 import type { Database } from "../client.ts";
 import { type Feed, type FeedItem, feedItems, feeds, users } from "../schema/index.ts";
 import { matchesKeyword } from "./keywords.ts";
 
-export class FeedExistsError extends Error {
+export type { FeedItemView };
+
+export class FeedExistsError extends BriefbotError {
   constructor(readonly feed: Feed) {
-    super(`already subscribed to ${feed.url} (feed ${feed.id})`);
-    this.name = "FeedExistsError";
+    super("already_subscribed", `already subscribed to ${feed.url} (feed ${feed.id})`);
   }
 }
 
-export class InvalidFeedUrlError extends Error {
+export class InvalidFeedUrlError extends BriefbotError {
   constructor(url: string) {
-    super(`"${url}" is not an http(s) feed address`);
-    this.name = "InvalidFeedUrlError";
+    super("invalid_input", `"${url}" is not an http(s) feed address`);
   }
 }
 
@@ -171,9 +173,6 @@ export async function markFeedFailed(db: Database, feedId: number, at: Date, err
     .set({ lastSyncAt: at, lastError: error.slice(0, 1000) })
     .where(eq(feeds.id, feedId));
 }
-
-/** An item as the tools read it, with the feed's title and which asked-for interests it mentions. */
-export type FeedItemView = ReturnType<typeof toView>;
 
 export interface ListFeedItemsOptions {
   max: number;

@@ -4,6 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import { and, asc, eq, gt, gte, isNull, like, lt, or } from "drizzle-orm";
+import { DEFAULT_SLOT_TIMES } from "../../src/core/domain.ts";
 import type { Database } from "../client.ts";
 import {
   type Identity,
@@ -14,7 +15,6 @@ import {
   type User,
   users,
 } from "../schema/index.ts";
-import { SLOT_TIMES_DEFAULT } from "../schema/users.ts";
 import { findUserByIdentity } from "./users.ts";
 
 export interface Sender {
@@ -130,7 +130,7 @@ async function signupOnce(
       for (let n = 2; taken.has(name); n += 1) name = `${user.name}-${n}`;
       const [created] = await tx
         .insert(users)
-        .values({ name, timeZone: user.timeZone, slots: { ...SLOT_TIMES_DEFAULT }, createdAt: at })
+        .values({ name, timeZone: user.timeZone, slots: { ...DEFAULT_SLOT_TIMES }, createdAt: at })
         .returning();
       if (!created) throw new Error("user insert returned nothing");
       const identity = await insertIdentity(tx, created.id, sender, at);

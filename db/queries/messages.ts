@@ -3,6 +3,7 @@
  * what arguments, and when. Their `createdAt` is the run's clock at the call, so "as of" is exact.
  */
 import { and, asc, desc, eq } from "drizzle-orm";
+import type { Receipt } from "../../src/core/domain.ts";
 import type { Database } from "../client.ts";
 import {
   type MessageMetadata,
@@ -11,8 +12,7 @@ import {
   type StoredMessage,
 } from "../schema/index.ts";
 
-/** A tool result read back as evidence: the call's arguments, its parsed result, and when it ran. */
-export type Receipt = ReturnType<typeof receiptFromMessage>;
+export type { Receipt };
 
 export async function insertMessages(db: Database, rows: NewStoredMessage[]): Promise<StoredMessage[]> {
   if (rows.length === 0) return [];

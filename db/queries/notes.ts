@@ -1,8 +1,8 @@
 import { and, desc, eq, gte, or, sql } from "drizzle-orm";
+import { NotFoundError } from "../../src/core/errors.ts";
 import type { Database } from "../client.ts";
 import { type Note, notes } from "../schema/index.ts";
 import { escapeLike } from "./projects.ts";
-import { NotFoundError } from "./users.ts";
 
 /** The user's notes, newest first; only those written since `since` when given. */
 export async function listNotes(

@@ -1,7 +1,7 @@
 import { and, asc, eq, or, sql } from "drizzle-orm";
+import { NotFoundError } from "../../src/core/errors.ts";
 import type { Database } from "../client.ts";
 import { type Project, type ProjectStatus, projects } from "../schema/index.ts";
-import { NotFoundError } from "./users.ts";
 
 export async function listProjects(db: Database, userId: number, status?: ProjectStatus): Promise<Project[]> {
   const mine = eq(projects.userId, userId);

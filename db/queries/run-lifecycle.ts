@@ -5,6 +5,7 @@
  * nothing. `db/stores/run-lifecycle.ts` offers these as the core's `RunLifecycle` port.
  */
 import { and, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import type { NewDelivery, RunResult, SlotClaim } from "../../src/core/domain.ts";
 import type { Database } from "../client.ts";
 import {
   type BriefingRun,
@@ -17,37 +18,7 @@ import {
   type SlotName,
 } from "../schema/index.ts";
 
-export interface SlotClaim {
-  userId: number;
-  slot: SlotName;
-  localDate: string;
-  notAfter: Date;
-}
-
-/** What a finished generation writes on its run. */
-export type RunResult = Pick<
-  BriefingRun,
-  | "mode"
-  | "route"
-  | "endpoint"
-  | "model"
-  | "turns"
-  | "toolCalls"
-  | "promptTokens"
-  | "evalTokens"
-  | "timings"
-  | "grounding"
-  | "prose"
-  | "checks"
-  | "reason"
->;
-
-export interface NewDelivery {
-  platform: Delivery["platform"];
-  identityId: number | null;
-  state?: "pending" | "sent" | "failed";
-  lastError?: string;
-}
+export type { NewDelivery, RunResult, SlotClaim };
 
 export const INTERRUPTED_SEND_REASON = "interrupted mid-send; not re-sent to avoid a duplicate";
 

@@ -1,19 +1,10 @@
 import { and, asc, desc, eq, gte, isNotNull, lt, sql } from "drizzle-orm";
+import type { TaskChanges, TaskFilter, TaskQuery } from "../../src/core/domain.ts";
+import { NotFoundError } from "../../src/core/errors.ts";
 import type { Database } from "../client.ts";
 import { type NewTask, type Task, type TaskPriority, tasks } from "../schema/index.ts";
-import { NotFoundError } from "./users.ts";
 
-export type TaskFilter = "due_today" | "overdue" | "high_priority" | "open" | "completed_recently";
-
-/** Which tasks; the caller works out the user's local "today" (and "recently"), never the server. */
-export interface TaskQuery {
-  filter: TaskFilter;
-  /** The user's local date, "YYYY-MM-DD". */
-  today: string;
-  /** For `completed_recently`: completions since this instant. */
-  completedSince: Date;
-  limit?: number;
-}
+export type { TaskChanges, TaskFilter, TaskQuery };
 
 /**
  * Tasks matching a filter for one user (at most `limit`, default 50; `countTasks` gives the true number).
@@ -73,15 +64,6 @@ export async function createTask(db: Database, values: NewTask): Promise<Task> {
   const [task] = await db.insert(tasks).values(values).returning();
   if (!task) throw new Error("task insert returned nothing");
   return task;
-}
-
-export interface TaskChanges {
-  title?: string;
-  notes?: string;
-  dueDate?: string | null;
-  dueTime?: string | null;
-  priority?: TaskPriority;
-  projectId?: number | null;
 }
 
 /** Updates one of the user's tasks; another user's id is "not found", never touched. */

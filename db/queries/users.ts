@@ -1,13 +1,7 @@
 import { and, asc, eq, isNull } from "drizzle-orm";
+import { NotFoundError } from "../../src/core/errors.ts";
 import type { Database } from "../client.ts";
 import { type Identity, identities, type NewUser, type Platform, type User, users } from "../schema/index.ts";
-
-export class NotFoundError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "NotFoundError";
-  }
-}
 
 export async function findUserByName(db: Database, name: string): Promise<User | undefined> {
   const [user] = await db.select().from(users).where(eq(users.name, name)).limit(1);

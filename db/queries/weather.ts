@@ -1,17 +1,13 @@
 import { and, eq, isNotNull } from "drizzle-orm";
+import type { CachedForecast } from "../../src/core/domain.ts";
 import type { Database } from "../client.ts";
 import { users, weatherCache } from "../schema/index.ts";
+
+export type { CachedForecast };
 
 /** Two decimals (~1 km): close enough for a forecast, and users in one town share a cache row. */
 export function roundCoordinate(value: number): number {
   return Math.round(value * 100) / 100;
-}
-
-export interface CachedForecast {
-  latitude: number;
-  longitude: number;
-  payload: Record<string, unknown>;
-  fetchedAt: Date;
 }
 
 export async function readCachedForecast(

@@ -10,6 +10,15 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+import type {
+  ClaimVerdict,
+  DeliveryState,
+  GroundingVerdict,
+  MessageMetadata,
+  MessageRole,
+  RunState,
+  SentenceVerdict,
+} from "../../src/core/domain.ts";
 import {
   conversationPlatformEnum,
   deliveryPlatformEnum,
@@ -25,46 +34,15 @@ import {
 } from "./enums.ts";
 import { identities, users } from "./users.ts";
 
-export type RunState = (typeof runStateEnum.enumValues)[number];
-
-/** The grounding check's verdict, stored on the run. */
-export interface GroundingVerdict {
-  /** Claims found in the text delivered (or, for a digest, in the last draft checked). */
-  claimsChecked: number;
-  /** Every claim caught unbacked along the way, as written. */
-  unbacked: string[];
-  /**
-   * none: delivered as written; corrected: the corrective turn's rewrite; sentences_removed: a draft
-   * without its unbacked sentences; draft_with_digest: the rewrite failed, so the earlier draft (trimmed)
-   * with a digest of the receipts; digest: nothing backed was left, so a plain answer from the receipts.
-   */
-  action: "none" | "corrected" | "sentences_removed" | "draft_with_digest" | "digest";
-  /** Corrective turns asked for (0 or 1). */
-  corrections?: number;
-  /** Sentences taken out of the delivered text. */
-  removed?: number;
-  /** Each sentence of the text judged last: its claims, the receipt behind each, or why it was removed. */
-  sentences?: SentenceVerdict[];
-}
-
-/** One sentence as the gate judged it. */
-export interface SentenceVerdict {
-  text: string;
-  /** False when the sentence was removed (or the whole text gave way to a digest). */
-  kept: boolean;
-  claims: ClaimVerdict[];
-}
-
-/** One claim of a sentence: what it says, and the receipt behind it or why none is. */
-export interface ClaimVerdict {
-  kind: string;
-  text: string;
-  backed: boolean;
-  /** The receipt (stored tool result) that backs it, when one alone does. */
-  receipt?: { id: number; tool: string };
-  /** Why it is unbacked. */
-  reason?: string;
-}
+export type {
+  ClaimVerdict,
+  DeliveryState,
+  GroundingVerdict,
+  MessageMetadata,
+  MessageRole,
+  RunState,
+  SentenceVerdict,
+};
 
 export const briefingRuns = pgTable(
   "briefing_runs",
@@ -139,23 +117,10 @@ export const conversations = pgTable(
 );
 export type Conversation = typeof conversations.$inferSelect;
 
-export type MessageRole = (typeof messageRoleEnum.enumValues)[number];
-
 /** A model's tool call as stored on its assistant message (Ollama's shape). */
 export interface StoredToolCall {
   id?: string;
   function: { index?: number; name: string; arguments: Record<string, unknown> };
-}
-
-export interface MessageMetadata {
-  briefing_slot?: string;
-  run_id?: number;
-  /** "receipt" for tool results, "briefing" for the final prose of a run. */
-  kind?: string;
-  arguments?: Record<string, unknown>;
-  /** Tool results: whether the call failed or was refused. */
-  error?: boolean;
-  [key: string]: unknown;
 }
 
 /** Every turn, tool call and tool result; tool results of a run are its receipts. */
@@ -195,8 +160,6 @@ export const runArchives = pgTable("run_archives", {
   receipts: jsonb().$type<unknown[]>().notNull(),
   archivedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
 });
-
-export type DeliveryState = (typeof deliveryStateEnum.enumValues)[number];
 
 /** The outbox: a generated briefing waits here until a platform adapter confirms it was posted. */
 export const deliveries = pgTable(

@@ -11,6 +11,14 @@ import {
   uniqueIndex,
 } from "drizzle-orm/pg-core";
 import {
+  DEFAULT_SLOT_TIMES,
+  type Platform,
+  type ProjectStatus,
+  type SlotName,
+  type SlotTimes,
+  type TaskPriority,
+} from "../../src/core/domain.ts";
+import {
   briefingModeEnum,
   platformEnum,
   projectStatusEnum,
@@ -19,16 +27,7 @@ import {
   taskStatusEnum,
 } from "./enums.ts";
 
-export type SlotName = (typeof slotNameEnum.enumValues)[number];
-/** Local "HH:MM" per slot; null means the slot is off. */
-export type SlotTimes = Record<SlotName, string | null>;
-/** What a new user gets (the core's DEFAULT_SLOT_TIMES; `test/db/enums.test.ts` keeps them equal). */
-export const SLOT_TIMES_DEFAULT: SlotTimes = {
-  morning: "07:00",
-  midday: "12:30",
-  afternoon: "16:30",
-  evening: null,
-};
+export type { Platform, ProjectStatus, SlotName, SlotTimes, TaskPriority };
 
 export const users = pgTable("users", {
   id: serial().primaryKey(),
@@ -38,15 +37,13 @@ export const users = pgTable("users", {
   latitude: doublePrecision(),
   longitude: doublePrecision(),
   profile: text().notNull().default(""),
-  slots: jsonb().$type<SlotTimes>().notNull().default(SLOT_TIMES_DEFAULT),
+  slots: jsonb().$type<SlotTimes>().notNull().default(DEFAULT_SLOT_TIMES),
   briefingMode: briefingModeEnum().notNull().default("agentic"),
   preferredModel: text(),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
 });
 export type User = typeof users.$inferSelect;
 export type NewUser = typeof users.$inferInsert;
-
-export type Platform = (typeof platformEnum.enumValues)[number];
 
 /** Maps a platform account to a briefbot user; the only way a platform message reaches user data. */
 export const identities = pgTable(
@@ -88,10 +85,6 @@ export const projects = pgTable(
   (t) => [uniqueIndex("projects_user_name_idx").on(t.userId, sql`lower(${t.name})`)],
 );
 export type Project = typeof projects.$inferSelect;
-export type ProjectStatus = Project["status"];
-
-export type TaskPriority = (typeof taskPriorityEnum.enumValues)[number];
-
 export const tasks = pgTable(
   "tasks",
   {

@@ -1,6 +1,7 @@
 /**
- * The core's ports over one database. Nothing here imports the core: the stores fit its port interfaces
- * structurally, and the composition root assigns `createDbPorts(db)` to `Ports`, so the compiler checks it.
+ * The core's ports over one database. The stores speak the core's domain types (db/ may read only its
+ * vocabulary, domain.ts and errors.ts), and the composition root assigns `createDbPorts(db)` to `Ports`, so
+ * the compiler checks the fit.
  */
 import type { Database } from "../client.ts";
 import { createConfirmations } from "./confirmations.ts";

@@ -1,6 +1,7 @@
 import { eq, sql } from "drizzle-orm";
+import { NotFoundError } from "../../src/core/errors.ts";
 import type { Database } from "../client.ts";
-import { getUser, listUsers, NotFoundError } from "../queries/users.ts";
+import { getUser, listUsers } from "../queries/users.ts";
 import { type NewUser, type SlotTimes, users } from "../schema/index.ts";
 
 /** What the settings may change; `slots` merges into the stored slots. */

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { Database, OpenDatabase } from "../../db/client.ts";
 import type { Config } from "../config/config.ts";
 import type { Clock } from "../core/clock.ts";
+import { BriefbotError } from "../core/errors.ts";
 
 /** Where a command writes: people read lines, scripts read `--json`. */
 export interface Output {
@@ -53,13 +54,12 @@ export interface LazyCommandFamily {
 export type CommandFamily = RegisterCommands | LazyCommandFamily;
 
 /** A bad input: printed as one line on stderr, exit code 2, nothing written. */
-export class CliError extends Error {
+export class CliError extends BriefbotError {
   constructor(
     message: string,
     readonly exitCode = 2,
   ) {
-    super(message);
-    this.name = "CliError";
+    super("cli_usage", message);
   }
 }
 

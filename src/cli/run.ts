@@ -1,5 +1,5 @@
 import { Command, CommanderError } from "commander";
-import { errorMessage } from "../core/errors.ts";
+import { errorCode, errorMessage } from "../core/errors.ts";
 import { CliError, type CommandFamily, type ContextFactory, type Output } from "./context.ts";
 
 export interface CliStreams {
@@ -86,29 +86,31 @@ function reportFailure(error: unknown, streams: CliStreams): number {
     streams.stderr(`briefbot: ${error.message}\n`);
     return error.exitCode;
   }
-  if (error instanceof Error && error.name === "ConfigError" && "problems" in error) {
+  const code = errorCode(error);
+  if (code === "config_invalid" && error instanceof Error && "problems" in error) {
     for (const problem of error.problems as string[]) streams.stderr(`briefbot: ${problem}\n`);
     return 2;
   }
-  const code = error instanceof Error ? exitCodeFor(error) : undefined;
   streams.stderr(`briefbot: ${errorMessage(error).split("\n")[0]}\n`);
-  return code ?? 1;
+  return exitStatusFor(code, error);
 }
 
 /**
- * Known failures by class name. Matching names rather than classes keeps this module — loaded for every
- * `--help` — from loading the database, configuration and weather modules that define them.
+ * Exit statuses by error code (codes are stable; class names and messages are not): 2 means the command or
+ * its input is wrong and repeating it will not help, 1 that it may work later. Matching codes keeps this
+ * module — loaded for every `--help` — from loading the modules that define the errors.
  */
-function exitCodeFor(error: Error): number | undefined {
-  switch (error.name) {
-    case "NotFoundError":
-      return 2;
-    case "LocationError":
-      // The lookup service failing is not the user's input: try again later.
-      return (error as Error & { reason?: string }).reason === "unavailable" ? 1 : 2;
-    case "StartError":
-      return (error as Error & { exitCode?: number }).exitCode ?? 1;
-    default:
-      return undefined;
+const EXIT_STATUS_BY_CODE: Readonly<Record<string, 1 | 2>> = {
+  not_found: 2,
+  location_invalid: 2,
+  // The lookup service failing is not the user's input: try again later.
+  location_unavailable: 1,
+};
+
+function exitStatusFor(code: string | undefined, error: unknown): number {
+  // A start-up failure says itself whether the configuration (2) or the world (1) is at fault.
+  if (code === "start_failed" && error instanceof Error && "exitCode" in error) {
+    return error.exitCode === 2 ? 2 : 1;
   }
+  return (code === undefined ? undefined : EXIT_STATUS_BY_CODE[code]) ?? 1;
 }

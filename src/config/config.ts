@@ -6,6 +6,7 @@
 import { extname } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { BriefbotError } from "../core/errors.ts";
 import { allowHostProblem, type NetworkPolicy } from "../sources/network/address-policy.ts";
 import { DEFAULT_OPEN_METEO_GEOCODING_URL } from "../sources/weather/geocoding.ts";
 import { DEFAULT_OPEN_METEO_URL } from "../sources/weather/open-meteo-forecast.ts";
@@ -78,10 +79,9 @@ export interface SlackConfig {
 }
 
 /** Every configuration problem, one line each, so the operator fixes them all in one go. */
-export class ConfigError extends Error {
+export class ConfigError extends BriefbotError {
   constructor(readonly problems: string[]) {
-    super(problems.join("\n"));
-    this.name = "ConfigError";
+    super("config_invalid", problems.join("\n"));
   }
 }
 

@@ -16,6 +16,7 @@ import type {
   SlotName,
   StatusCheck,
 } from "./domain.ts";
+import { BriefbotError } from "./errors.ts";
 import type { BriefingObserver } from "./events.ts";
 
 /** One item of the status row, e.g. "✓ checked calendar". */
@@ -126,7 +127,7 @@ export interface Assistant {
 }
 
 /** Why a platform refused a delivery, so the outbox knows whether to retry. */
-export class DeliveryError extends Error {
+export class DeliveryError extends BriefbotError<"delivery_refused" | "delivery_failed"> {
   constructor(
     message: string,
     /** Permanent: blocked by the user, chat or channel not found. Never retried. */
@@ -134,8 +135,7 @@ export class DeliveryError extends Error {
     readonly retryAfterMs?: number,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
-    this.name = "DeliveryError";
+    super(permanent ? "delivery_refused" : "delivery_failed", message, options);
   }
 }
 

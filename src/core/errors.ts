@@ -16,9 +16,9 @@ export function errorMessage(error: unknown, options: { cause?: boolean } = {}):
  * Every error briefbot raises on purpose: a stable `code` that callers (the CLI's exit codes, the adapters'
  * replies, tests) branch on, and a message for people. Names and messages may change; codes do not.
  */
-export class BriefbotError extends Error {
+export class BriefbotError<CODE extends string = string> extends Error {
   constructor(
-    readonly code: string,
+    readonly code: CODE,
     message: string,
     options?: { cause?: unknown },
   ) {

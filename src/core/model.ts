@@ -4,6 +4,7 @@
  */
 
 import type { ToolCall } from "./domain.ts";
+import { BriefbotError } from "./errors.ts";
 
 export type { ToolCall } from "./domain.ts";
 
@@ -97,13 +98,8 @@ export type ModelErrorCode =
   /** The reply ran past the output cap (`num_predict`): a stream that does not end is cut. */
   | "OUTPUT_CAPPED";
 
-export class ModelError extends Error {
-  constructor(
-    message: string,
-    readonly code: ModelErrorCode,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = "ModelError";
+export class ModelError extends BriefbotError<ModelErrorCode> {
+  constructor(message: string, code: ModelErrorCode, options?: { cause?: unknown }) {
+    super(code, message, options);
   }
 }

@@ -19,6 +19,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { Socket } from "node:net";
+import { BriefbotError } from "../core/errors.ts";
 
 export interface SendTransportOptions {
   /** Send the body only after `100 Continue`. Default true. */
@@ -43,14 +44,9 @@ export const NOT_SENT = "ERR_REQUEST_NOT_SENT";
 export const OUTCOME_UNKNOWN = "ERR_SEND_OUTCOME_UNKNOWN";
 
 /** A request that failed, and whether its body could have reached the server. */
-export class SendError extends Error {
-  constructor(
-    message: string,
-    readonly code: typeof NOT_SENT | typeof OUTCOME_UNKNOWN,
-    options: { cause: unknown },
-  ) {
-    super(message, options);
-    this.name = "SendError";
+export class SendError extends BriefbotError<typeof NOT_SENT | typeof OUTCOME_UNKNOWN> {
+  constructor(message: string, code: typeof NOT_SENT | typeof OUTCOME_UNKNOWN, options: { cause: unknown }) {
+    super(code, message, options);
   }
 }
 

@@ -1,5 +1,5 @@
 import { type Message, Ollama, type Tool } from "ollama";
-import { errorMessage } from "../core/errors.ts";
+import { BriefbotError, errorMessage } from "../core/errors.ts";
 import type { ChatMessage, ToolCall, ToolSchema } from "../core/model.ts";
 
 /** One streamed `/api/chat` call against one endpoint, through the official client. No retries here. */
@@ -44,15 +44,14 @@ export type AttemptFailure =
   /** The caller's signal fired. */
   | { kind: "aborted"; message: string };
 
-export class AttemptError extends Error {
+export class AttemptError extends BriefbotError {
   constructor(
     readonly failure: AttemptFailure,
     /** Whether content already reached `onToken`: repeating the request would show it twice. */
     readonly emitted: boolean,
     options?: { cause?: unknown },
   ) {
-    super(failure.message, options);
-    this.name = "AttemptError";
+    super("model_attempt_failed", failure.message, options);
   }
 }
 

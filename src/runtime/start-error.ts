@@ -3,13 +3,13 @@
  * `exitCode` — 2 when the operator's configuration is wrong (a refused token), 1 for the environment (a
  * busy port, an unreachable database).
  */
-export class StartError extends Error {
+import { BriefbotError } from "../core/errors.ts";
+export class StartError extends BriefbotError {
   constructor(
     message: string,
     readonly exitCode: 1 | 2 = 1,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
-    this.name = "StartError";
+    super("start_failed", message, options);
   }
 }

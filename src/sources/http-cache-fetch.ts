@@ -4,6 +4,8 @@
  * operator-configured) no connection to private, loopback or metadata addresses on any hop. Every
  * failure is a `FetchError`.
  */
+
+import { BriefbotError } from "../core/errors.ts";
 import {
   type AddressPolicy,
   createAddressGuard,
@@ -28,15 +30,14 @@ export type FetchErrorCode =
   | "refused-address"
   | "too-many-redirects";
 
-export class FetchError extends Error {
+export class FetchError extends BriefbotError<FetchErrorCode> {
   constructor(
     message: string,
-    readonly code: FetchErrorCode,
+    code: FetchErrorCode,
     readonly url: string,
     options?: { cause?: unknown; status?: number },
   ) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = "FetchError";
+    super(code, message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.status = options?.status;
   }
   readonly status: number | undefined;

@@ -9,12 +9,7 @@ import {
 import { findUserByName } from "../../../db/queries/users.ts";
 import type { Feed } from "../../../db/schema/index.ts";
 import { redactAddress, redactAddressesIn } from "../../core/redact.ts";
-import {
-  type FeedSyncResult,
-  syncAllFeeds,
-  syncFeed,
-  UnknownUserError,
-} from "../../sources/feeds/sync-feed.ts";
+import { type FeedSyncResult, syncAllFeeds, syncFeed } from "../../sources/feeds/sync-feed.ts";
 import { type CliContext, CliError, type RegisterCommands, withContext } from "../context.ts";
 import { collect, parsePositiveInt } from "../parse.ts";
 import { probeFeed } from "../source-probe.ts";
@@ -122,20 +117,15 @@ export const registerFeedCommands: RegisterCommands = (program, context) => {
     .option("--show-secrets", SHOW_SECRETS)
     .action((options: FeedOptions) =>
       withContext(context, async (ctx) => {
-        let results: FeedSyncResult[];
-        try {
-          results = await syncAllFeeds(ctx.db, {
-            fetch: ctx.fetch,
-            clock: ctx.clock,
-            network: ctx.config.sources,
-            userName: options.user,
-            onProgress: (result, done, total) =>
-              ctx.out.progress(`[${done}/${total}] ${describeResult(result, options)}`),
-          });
-        } catch (error) {
-          if (error instanceof UnknownUserError) throw new CliError(error.message);
-          throw error;
-        }
+        // An unknown --user is a NotFoundError: the CLI's exit-code table turns it into exit 2.
+        const results = await syncAllFeeds(ctx.db, {
+          fetch: ctx.fetch,
+          clock: ctx.clock,
+          network: ctx.config.sources,
+          userName: options.user,
+          onProgress: (result, done, total) =>
+            ctx.out.progress(`[${done}/${total}] ${describeResult(result, options)}`),
+        });
         if (results.length === 0) return ctx.out.line("no feeds to sync");
         const failed = results.filter((result) => result.status === "error").length;
         ctx.out.line(

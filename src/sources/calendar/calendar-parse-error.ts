@@ -1,8 +1,8 @@
 /** The text is not a usable iCalendar file at all (HTML error page, truncated download, garbage). */
-export class CalendarParseError extends Error {
+import { BriefbotError } from "../../core/errors.ts";
+export class CalendarParseError extends BriefbotError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "CalendarParseError";
+    super("calendar_unreadable", message, options);
   }
 
   static isInstance(error: unknown): error is CalendarParseError {

@@ -8,6 +8,7 @@
  * the process alive while idle.
  */
 import { Worker } from "node:worker_threads";
+import { BriefbotError } from "../../core/errors.ts";
 import { CalendarParseError } from "./calendar-parse-error.ts";
 import type { ExpandOptions, ExpandResult } from "./expand-calendar.ts";
 
@@ -24,7 +25,7 @@ export type ExpansionReply =
   | { id: number; type: "started" }
   | { id: number; type: "series"; label: string }
   | { id: number; type: "done"; result: ExpandResult }
-  | { id: number; type: "failed"; name: string; message: string };
+  | { id: number; type: "failed"; code: string | undefined; message: string };
 
 export interface ExpanderLimits {
   /** The thread is stopped after expanding one calendar for this long, whatever it is doing. Default 30 s. */
@@ -42,10 +43,9 @@ export const DEFAULT_EXPANDER_LIMITS: ExpanderLimits = {
 };
 
 /** The thread had to be stopped (deadline, memory) or died; the calendar keeps its last good events. */
-export class CalendarExpansionError extends Error {
+export class CalendarExpansionError extends BriefbotError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "CalendarExpansionError";
+    super("calendar_expansion_failed", message, options);
   }
 }
 
@@ -169,8 +169,9 @@ export function expandCalendarOffThread(text: string, options: WorkerExpandOptio
   return shared.expand(text, options);
 }
 
-function rebuildError(reply: { name: string; message: string }): Error {
-  if (reply.name === "CalendarParseError") return new CalendarParseError(reply.message);
+/** The thread's failure as the same error class: a calendar that does not parse stays a parse error. */
+function rebuildError(reply: { code: string | undefined; message: string }): Error {
+  if (reply.code === "calendar_unreadable") return new CalendarParseError(reply.message);
   return new CalendarExpansionError(reply.message);
 }
 

@@ -3,6 +3,7 @@
  * recurring series it is on, so the host can name the one that hung if it has to stop the thread.
  */
 import { parentPort } from "node:worker_threads";
+import { errorCode } from "../../core/errors.ts";
 import { expandCalendar } from "./expand-calendar.ts";
 import type { ExpansionReply, ExpansionRequest } from "./expand-off-thread.ts";
 
@@ -22,7 +23,7 @@ port.on("message", (request: ExpansionRequest) => {
     reply({
       id: request.id,
       type: "failed",
-      name: error instanceof Error ? error.name : "Error",
+      code: errorCode(error),
       message: error instanceof Error ? error.message : String(error),
     });
   }

@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { parseFeed } from "feedsmith";
-import { errorMessage } from "../../core/errors.ts";
+import { BriefbotError, errorMessage } from "../../core/errors.ts";
 import { looksBinary, storableText } from "../storable-text.ts";
 import { parseFeedDate } from "./parse-date.ts";
 import {
@@ -33,10 +33,9 @@ export interface ParsedFeed {
   items: ParsedFeedItem[];
 }
 
-export class FeedParseError extends Error {
+export class FeedParseError extends BriefbotError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "FeedParseError";
+    super("feed_unreadable", message, options);
   }
 }
 

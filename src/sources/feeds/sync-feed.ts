@@ -13,6 +13,7 @@ import {
 import { findUserByName } from "../../../db/queries/users.ts";
 import type { Feed } from "../../../db/schema/index.ts";
 import type { Clock } from "../../core/clock.ts";
+import { NotFoundError } from "../../core/errors.ts";
 import { redactAddress, redactAddressesIn } from "../../core/redact.ts";
 import { type FetchFunction, fetchWithCache } from "../http-cache-fetch.ts";
 import type { NetworkPolicy } from "../network/address-policy.ts";
@@ -92,19 +93,12 @@ export interface SyncAllFeedsOptions extends FeedSyncDeps {
   leases?: SourceLeases;
 }
 
-export class UnknownUserError extends Error {
-  constructor(name: string) {
-    super(`no user named "${name}" (see: briefbot user list)`);
-    this.name = "UnknownUserError";
-  }
-}
-
 /** Syncs every feed (or one user's). Throws only for an unknown user name. */
 export async function syncAllFeeds(db: Database, options: SyncAllFeedsOptions): Promise<FeedSyncResult[]> {
   let userId: number | undefined;
   if (options.userName !== undefined) {
     const user = await findUserByName(db, options.userName);
-    if (!user) throw new UnknownUserError(options.userName);
+    if (!user) throw new NotFoundError(`no user named "${options.userName}" (see: briefbot user list)`);
     userId = user.id;
   }
   const pending = await listFeeds(db, userId === undefined ? {} : { userId });

@@ -5,6 +5,7 @@
  * they need in BRIEFBOT_CONFIG (`sources.allow_private_networks`, `sources.allow_hosts`).
  */
 import { BlockList, isIP } from "node:net";
+import { BriefbotError } from "../../core/errors.ts";
 
 export interface NetworkPolicy {
   /** Loopback, RFC 1918, ULA, link-local, CGNAT: allowed. Cloud metadata addresses still need `allowHosts`. */
@@ -142,14 +143,13 @@ export function createAddressGuard(policy: NetworkPolicy): AddressGuard {
 }
 
 /** Thrown (inside the HTTP client) when a connection would reach a refused address. */
-export class RefusedAddressError extends Error {
+export class RefusedAddressError extends BriefbotError {
   constructor(
     readonly host: string,
     readonly address: string,
     readonly reason: string,
   ) {
-    super(reason);
-    this.name = "RefusedAddressError";
+    super("address_refused", reason);
   }
 }
 

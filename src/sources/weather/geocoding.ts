@@ -4,6 +4,7 @@
  * "Springfield, Illinois, US") narrow the candidates by country, country code or region.
  */
 import { z } from "zod";
+import { BriefbotError } from "../../core/errors.ts";
 import { type FetchFunction, fetchWithCache } from "../http-cache-fetch.ts";
 import { OPERATOR_CONFIGURED } from "../network/address-policy.ts";
 
@@ -43,10 +44,9 @@ const GeocodingResponseSchema = z.object({ results: z.array(z.unknown()).optiona
 /** The most populous candidate wins outright when it is this many times bigger than the next. */
 const CLEAR_WINNER_RATIO = 10;
 
-export class GeocodingError extends Error {
+export class GeocodingError extends BriefbotError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "GeocodingError";
+    super("geocoding_unreadable", message, options);
   }
 }
 

@@ -1,14 +1,15 @@
 /** The Open-Meteo forecast request we make and the part of its answer we keep. */
+
+import { BriefbotError } from "../../core/errors.ts";
 import { type ForecastPayload, ForecastPayloadSchema } from "../../core/weather/forecast.ts";
 import { type FetchFunction, fetchWithCache } from "../http-cache-fetch.ts";
 import { OPERATOR_CONFIGURED } from "../network/address-policy.ts";
 
 export const DEFAULT_OPEN_METEO_URL = "https://api.open-meteo.com";
 
-export class ForecastError extends Error {
+export class ForecastError extends BriefbotError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "ForecastError";
+    super("forecast_unreadable", message, options);
   }
 }
 

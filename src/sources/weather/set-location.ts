@@ -5,18 +5,17 @@
 import type { Database } from "../../../db/client.ts";
 import { findUserByName, updateUser } from "../../../db/queries/users.ts";
 import type { User } from "../../../db/schema/index.ts";
-import { errorMessage } from "../../core/errors.ts";
+import { BriefbotError, errorMessage } from "../../core/errors.ts";
 import { FetchError, type FetchFunction } from "../http-cache-fetch.ts";
 import { type Place, resolveLocation } from "./geocoding.ts";
 
 /** A location that cannot be set: bad input (`invalid`), or the geocoding service failed (`unavailable`). */
-export class LocationError extends Error {
+export class LocationError extends BriefbotError<"location_invalid" | "location_unavailable"> {
   constructor(
     message: string,
     readonly reason: "invalid" | "unavailable" = "invalid",
   ) {
-    super(message);
-    this.name = "LocationError";
+    super(reason === "invalid" ? "location_invalid" : "location_unavailable", message);
   }
 }
 
