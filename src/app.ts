@@ -32,6 +32,7 @@ import type { Logger } from "./logger.ts";
 import { createModelClient } from "./models/index.ts";
 import { watchDatabase } from "./runtime/database-watch.ts";
 import { watchModelEndpoints } from "./runtime/model-endpoints.ts";
+import { createPollingLease, pollingLeaseName } from "./runtime/polling-lease.ts";
 import { holdProcessLease, newOwnerId } from "./runtime/process-lease.ts";
 import { createSlackWithin, linkSlack } from "./runtime/slack-link.ts";
 import { StartError } from "./runtime/start-error.ts";
@@ -43,6 +44,7 @@ import { createMetrics } from "./server/metrics.ts";
 import { startCalendarSync } from "./sources/calendar/calendar-sync-loop.ts";
 import { startFeedSync } from "./sources/feeds/sync-feed.ts";
 import { startPeriodicSync } from "./sources/periodic-sync.ts";
+import { createSourceLeases } from "./sources/source-lease.ts";
 import { startWeatherSync } from "./sources/weather/get-weather.ts";
 
 /** What the running bot is built from; the `start` command (and `brief --deliver`) supply it. */
@@ -73,6 +75,10 @@ export interface RunningApp {
 
 const MINUTE = 60_000;
 const MAINTENANCE_INTERVAL_MS = 10 * MINUTE;
+/** A rate-limit scope unused this long is a full bucket: its row can go. */
+const RATE_BUCKET_IDLE_MS = 60 * MINUTE;
+/** An expired /forget question is kept this long, so a late press is told "expired", not "unknown". */
+const FORGET_QUESTION_KEEP_MS = 24 * 60 * MINUTE;
 /** Bolt's auth.test retries (3, up to 10 s apart) fit inside this. */
 const SLACK_START_TIMEOUT_MS = 45_000;
 
@@ -231,6 +237,15 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
     });
     undo.push(() => platforms.stop());
     const links: PlatformLink[] = [];
+    // One connection per token in these modes: the lease's holder connects, other processes stand by.
+    const pollingLease = (platform: "telegram" | "slack", token: string) =>
+      createPollingLease({
+        leases: core.ports.leases,
+        name: pollingLeaseName(platform, fingerprint(token)),
+        owner,
+        clock,
+        logger: logger.child({ component: "lease" }),
+      });
     if (platforms.telegram) {
       links.push(
         linkTelegram(platforms.telegram, {
@@ -238,6 +253,9 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
           apiRoot: config.telegram?.apiRoot ?? "",
           logger: logger.child({ platform: "telegram" }),
           ...(options.platformTimeoutMs ? { connectTimeoutMs: options.platformTimeoutMs } : {}),
+          ...(config.telegram && !config.telegram.webhookUrl
+            ? { pollingLease: pollingLease("telegram", config.telegram.token) }
+            : {}),
         }),
       );
     }
@@ -247,6 +265,7 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
           clock,
           logger: logger.child({ platform: "slack" }),
           ...(options.platformTimeoutMs ? { connectTimeoutMs: options.platformTimeoutMs } : {}),
+          ...(config.slack?.appToken ? { pollingLease: pollingLease("slack", config.slack.appToken) } : {}),
         }),
       );
     }
@@ -318,6 +337,8 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
     undo.push(() => databaseWatch.stop());
 
     const syncLogger = logger.child({ component: "sync" });
+    // Replicas on one database fetch each source once: the one that finds it being fetched skips it.
+    const sourceLeases = createSourceLeases(core.ports.leases, { owner, clock });
     const loops = [
       startCalendarSync({
         db,
@@ -326,6 +347,7 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
         network: config.sources,
         intervalMs: config.sync.calendarMinutes * MINUTE,
         logger: syncLogger,
+        leases: sourceLeases,
       }),
       startFeedSync({
         db,
@@ -334,6 +356,7 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
         network: config.sources,
         intervalMs: config.sync.feedMinutes * MINUTE,
         logger: syncLogger,
+        leases: sourceLeases,
       }),
       startWeatherSync({
         db,
@@ -342,6 +365,7 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
         forecastUrl: config.openMeteo.forecastUrl,
         intervalMs: config.sync.weatherMinutes * MINUTE,
         logger: syncLogger,
+        leases: sourceLeases,
       }),
       startPeriodicSync({
         name: "maintenance",
@@ -354,10 +378,14 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
             now,
             retentionDays: config.briefing.retentionDays,
           });
-          if (expired > 0 || archivedRuns.length > 0) {
+          const forgetQuestions = await core.ports.forgetQuestions.expire(
+            new Date(now.getTime() - FORGET_QUESTION_KEEP_MS),
+          );
+          const rateBuckets = await createRateBuckets(db).pruneIdle(RATE_BUCKET_IDLE_MS);
+          if (expired > 0 || archivedRuns.length > 0 || forgetQuestions > 0 || rateBuckets > 0) {
             syncLogger.info(
-              { expired, archived: archivedRuns.length },
-              "maintenance: expired confirmations, archived runs",
+              { expired, archived: archivedRuns.length, forgetQuestions, rateBuckets },
+              "maintenance: expired confirmations and forget questions, archived runs, idle rate buckets",
             );
           }
         },
@@ -366,6 +394,8 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
 
     const degraded = (name: string) => {
       const found = connections.find((connection) => connection.link.name === name)?.outcome;
+      if (found?.connected && found.standby)
+        return ` — STANDBY: another process (${found.standby.holder ?? "unknown"}) holds this token's connection; this one takes over when that one's lease lapses`;
       return found && !found.connected
         ? ` — UNREACHABLE at start (${found.reason}); retrying in the background, /healthz answers 503 until it connects`
         : "";

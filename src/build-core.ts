@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Database } from "../db/client.ts";
-import { createDbPorts } from "../db/stores/index.ts";
+import { createDbPorts, createLeases } from "../db/stores/index.ts";
 import type { Config } from "./config/config.ts";
 import type { Clock } from "./core/clock.ts";
 import { type Core, composeCore } from "./core/compose.ts";
@@ -14,6 +14,7 @@ import type { ModelClient } from "./core/model.ts";
 import type { Ports } from "./core/ports.ts";
 import { createModelClient, type ModelRouter } from "./models/index.ts";
 import { createSourceRefresher, type SourceRefresherOptions } from "./sources/refresh-sources.ts";
+import { createSourceLeases } from "./sources/source-lease.ts";
 import { createOpenMeteoGeocoder } from "./sources/weather/geocoder.ts";
 
 export interface BuildCoreOptions<MODEL extends ModelClient = ModelRouter> {
@@ -47,6 +48,7 @@ export function buildCore(
     },
     logger: options.logger,
     network: config.sources,
+    sourceLeases: createSourceLeases(createLeases(db), { owner: options.owner, clock: options.clock }),
   });
   const model =
     options.model ??

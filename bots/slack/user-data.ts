@@ -26,7 +26,7 @@ export function registerUserData(app: App, deps: SlackHandlerDeps & { userData: 
     await ack();
     const linked = await linkedOrRefused(deps, command.user_id, respond);
     if (!linked) return;
-    userData.cancelForget(linked.user.id);
+    await userData.cancelForget(linked.user.id);
     try {
       const exported = await userData.exportUser(linked.user.id);
       if (!exported) return;
@@ -52,7 +52,7 @@ export function registerUserData(app: App, deps: SlackHandlerDeps & { userData: 
     const linked = await linkedOrRefused(deps, command.user_id, respond);
     if (!linked) return;
     const channel = await dmChannelOf({ client, platformState: deps.platformState }, linked.identity);
-    await ask(client, channel, FIRST_QUESTION, userData.beginForget(linked.user.id), false);
+    await ask(client, channel, FIRST_QUESTION, await userData.beginForget(linked.user.id), false);
     if (command.channel_id !== channel)
       await respond({ response_type: "ephemeral", text: "I asked you in our DM." });
   });
@@ -113,7 +113,7 @@ export function registerUserData(app: App, deps: SlackHandlerDeps & { userData: 
     const user = "user" in event && typeof event.user === "string" ? event.user : undefined;
     if (!user) return;
     const linked = await findLinkedUser(deps, user);
-    if (linked && userData.cancelForget(linked.user.id))
+    if (linked && (await userData.cancelForget(linked.user.id)))
       await client.chat.postMessage({
         channel: event.channel,
         text: `Forgetting cancelled. ${NOTHING_DELETED}`,

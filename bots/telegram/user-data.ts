@@ -34,7 +34,7 @@ export function createUserDataHandlers(deps: {
 
   composer.command("export", async (ctx) => {
     const { chatId, userId } = accountOf(ctx);
-    userData.cancelForget(userId);
+    await userData.cancelForget(userId);
     const exported = await userData.exportUser(userId);
     if (!exported) return;
     try {
@@ -55,7 +55,7 @@ export function createUserDataHandlers(deps: {
   composer.command("forget", async (ctx) => {
     const { chatId, userId } = accountOf(ctx);
     await sendPiece(ctx.api, chatId, text(FIRST_QUESTION), {
-      keyboard: keyboard(userData.beginForget(userId)),
+      keyboard: keyboard(await userData.beginForget(userId)),
     });
   });
 
@@ -103,7 +103,7 @@ export function createUserDataHandlers(deps: {
   // Anything else said while a question is open is not a yes.
   composer.on("message", async (ctx, next) => {
     const { chatId, userId } = accountOf(ctx);
-    if (userData.cancelForget(userId))
+    if (await userData.cancelForget(userId))
       await sendPiece(ctx.api, chatId, text(`Forgetting cancelled. ${NOTHING_DELETED}`));
     await next();
   });

@@ -74,6 +74,22 @@ export async function changeBuckets<T>(
   });
 }
 
+/**
+ * Deletes the scopes idle for `idleMs` on the database's clock: their arrival and any pause are that far
+ * behind, so the row says nothing a missing one (a fresh, full bucket) would not. Rows a sender has locked
+ * right now are skipped. Returns how many went.
+ */
+export async function pruneIdleBuckets(db: Database, idleMs: number): Promise<number> {
+  const idleSince = sql`clock_timestamp() - make_interval(secs => ${idleMs / 1000})`;
+  const rows = await db
+    .delete(rateBuckets)
+    .where(
+      sql`${rateBuckets.scope} in (select "scope" from "rate_buckets" where "theoretical_arrival" < ${idleSince} and ("paused_until" is null or "paused_until" < ${idleSince}) for update skip locked)`,
+    )
+    .returning({ scope: rateBuckets.scope });
+  return rows.length;
+}
+
 /** '-infinity' reads back as -Infinity (or NaN): any instant in the past does. */
 function finite(value: number): number {
   return Number.isFinite(value) ? value : 0;

@@ -6,6 +6,7 @@
 import type { Database } from "../client.ts";
 import { createConfirmations } from "./confirmations.ts";
 import { createConversations } from "./conversations.ts";
+import { createForgetQuestions } from "./forget-questions.ts";
 import { createInvites } from "./invites.ts";
 import { createPlatformState } from "./platform-state.ts";
 import { createReceiptLog } from "./receipts.ts";
@@ -31,11 +32,13 @@ export function createDbPorts(db: Database) {
     platformState: createPlatformState(db),
     invites: createInvites(db),
     userData: createUserData(db),
+    forgetQuestions: createForgetQuestions(db),
   };
 }
 
 export { createConfirmations } from "./confirmations.ts";
 export { createConversations } from "./conversations.ts";
+export { createForgetQuestions } from "./forget-questions.ts";
 export { createInvites } from "./invites.ts";
 export { createMetricsReadings } from "./metrics.ts";
 export { createPlatformState } from "./platform-state.ts";

@@ -1,6 +1,11 @@
 /** Rate-limit scopes shared by every process on one database (see `queries/rate-buckets.ts`). */
 import type { Database } from "../client.ts";
-import { type BucketChange, type BucketState, changeBuckets } from "../queries/rate-buckets.ts";
+import {
+  type BucketChange,
+  type BucketState,
+  changeBuckets,
+  pruneIdleBuckets,
+} from "../queries/rate-buckets.ts";
 
 export function createRateBuckets(db: Database) {
   return {
@@ -8,5 +13,7 @@ export function createRateBuckets(db: Database) {
       scopes: readonly string[],
       rule: (state: ReadonlyMap<string, BucketState>, now: number) => BucketChange<T>,
     ) => changeBuckets(db, scopes, rule),
+    /** Maintenance: drops scopes idle for `idleMs` (one per chat ever sent to would pile up otherwise). */
+    pruneIdle: (idleMs: number) => pruneIdleBuckets(db, idleMs),
   };
 }

@@ -83,7 +83,9 @@ export function composeCore(options: CoreOptions): Core {
       clock: options.clock,
       selfSignup: options.selfSignup,
     }),
-    userData: createUserDataService(options.ports.userData, options.clock),
+    userData: createUserDataService(options.ports.userData, options.ports.forgetQuestions, options.clock, {
+      ids: deps.ids,
+    }),
     settings: createSettings({
       users: deps.ports.users,
       runs: deps.ports.runs,

@@ -45,6 +45,7 @@ import type {
   User,
 } from "./domain.ts";
 import type { Invites } from "./linking/invites-port.ts";
+import type { ForgetQuestions } from "./user-data/forget-flow.ts";
 import type { UserData } from "./user-data/port.ts";
 
 /** What /settings may change on a user; `slots` merges into the stored slots (only the named ones change). */
@@ -436,4 +437,6 @@ export interface Ports {
   invites: Invites;
   /** Everything stored about a user: export and forget. */
   userData: UserData;
+  /** The open "are you sure?" questions of /forget. */
+  forgetQuestions: ForgetQuestions;
 }

@@ -2,13 +2,15 @@
  * Slack's side of start-up and health. Bolt needs `auth.test` before the app exists, so Slack fails fast:
  * a refused token or an unreachable API within the bound is a `StartError` (the restart policy tries again
  * later). Once running, `auth.test` every minute (more often while failing) keeps `/healthz` honest; Socket
- * Mode reconnects by itself.
+ * Mode reconnects by itself. With a polling lease (Socket Mode on a shared database), only its holder
+ * connects; the others stand by (`standby`, healthy) and connect when the lease becomes theirs.
  */
 import type { SlackApp } from "../../bots/slack/index.ts";
 import type { Clock } from "../core/clock.ts";
 import { errorMessage } from "../core/errors.ts";
 import { backoffDelay, pause } from "./backoff.ts";
 import { createComponentStatus, type StatusLogger } from "./component-status.ts";
+import type { PollingLease } from "./polling-lease.ts";
 import { StartError } from "./start-error.ts";
 import type { PlatformLink } from "./telegram-link.ts";
 
@@ -50,17 +52,52 @@ export async function createSlackWithin<T>(
 
 export function linkSlack(
   slack: SlackApp,
-  options: { clock: Clock; logger: StatusLogger; checkEveryMs?: number; connectTimeoutMs?: number },
+  options: {
+    clock: Clock;
+    logger: StatusLogger;
+    checkEveryMs?: number;
+    connectTimeoutMs?: number;
+    /** Socket Mode on a shared database: connect only while holding this lease. */
+    pollingLease?: PollingLease;
+  },
 ): PlatformLink {
+  const lease = options.pollingLease;
   const checkEveryMs = options.checkEveryMs ?? 60_000;
   const status = createComponentStatus("slack", { clock: options.clock, logger: options.logger });
   const stopping = new AbortController();
   let checking: Promise<void> | undefined;
+  /** Not connected because another process holds the lease; auth.test still keeps the token checked. */
+  let standingBy = false;
+  const upState = () => (standingBy ? "standby" : "connected");
+
+  function standBy(holder: string | undefined): void {
+    standingBy = true;
+    status.up("standby");
+    options.logger.info(
+      { component: "slack", holder },
+      "slack: another process holds this app's Socket Mode connection; standing by",
+    );
+  }
+
+  /** The lease decides from the first connection on: connect when it is ours, disconnect when it is not. */
+  function keepLease(): void {
+    lease?.keep(async (turn) => {
+      if (stopping.signal.aborted) return;
+      if (turn.holds) {
+        await slack.start();
+        standingBy = false;
+        status.up("connected");
+        return;
+      }
+      await slack.stop();
+      standBy(turn.holder);
+    });
+  }
 
   async function check(): Promise<boolean> {
     try {
       await slack.app.client.auth.test();
-      status.up("connected");
+      status.up(upState());
       return true;
     } catch (error) {
       const refusal = slackRefusal(error);
@@ -90,6 +127,14 @@ export function linkSlack(
       const timeoutMs = options.connectTimeoutMs ?? 20_000;
       let timer: NodeJS.Timeout | undefined;
       try {
+        if (lease) {
+          const turn = await lease.check();
+          keepLease();
+          if (!turn.holds) {
+            standBy(turn.holder);
+            return { connected: true, standby: { holder: turn.holder } };
+          }
+        }
         await Promise.race([
           slack.start(),
           new Promise<never>((_, reject) => {
@@ -113,6 +158,10 @@ export function linkSlack(
     async stop() {
       stopping.abort();
       await checking;
+      if (lease) {
+        if (lease.holds()) await slack.stop();
+        await lease.stop();
+      }
     },
   };
 }

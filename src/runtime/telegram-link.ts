@@ -6,6 +6,8 @@
  * 503 — while this keeps trying with backoff and starts polling (or sets the webhook) once it answers.
  * After start, every API call's outcome updates the status, and a polling loop that grammY gave up on
  * (401, 409 from another process) is restarted with backoff, the old runner stopped first: one poller, ever.
+ * With a polling lease (several processes on one database), only its holder polls; the others stand by
+ * (`standby`, healthy) and the lease says when to start or stop (see `polling-lease.ts`).
  */
 import { GrammyError, HttpError } from "grammy";
 import type { TelegramBot } from "../../bots/telegram/index.ts";
@@ -14,13 +16,19 @@ import { errorMessage } from "../core/errors.ts";
 import type { ComponentHealth } from "../server/health.ts";
 import { backoffDelay, pause } from "./backoff.ts";
 import { createComponentStatus, type StatusLogger } from "./component-status.ts";
+import type { PollingLease, PollingTurn } from "./polling-lease.ts";
 import { StartError } from "./start-error.ts";
 
 export interface PlatformLink {
   readonly name: string;
   health(): ComponentHealth;
-  /** The first connection, bounded in time. Throws a `StartError` when the platform refuses our token. */
-  connect(): Promise<{ connected: true } | { connected: false; reason: string }>;
+  /**
+   * The first connection, bounded in time. Throws a `StartError` when the platform refuses our token.
+   * `standby`: the token is fine, but another process holds the one connection it allows.
+   */
+  connect(): Promise<
+    { connected: true; standby?: { holder: string | undefined } } | { connected: false; reason: string }
+  >;
   stop(): Promise<void>;
 }
 
@@ -35,6 +43,8 @@ export interface TelegramLinkOptions {
   maxBackoffMs?: number;
   /** Webhook mode: how often the API is called to keep health true. Default 60 s. */
   checkEveryMs?: number;
+  /** Long polling on a shared database: poll only while holding this lease. */
+  pollingLease?: PollingLease;
 }
 
 export function linkTelegram(telegram: TelegramBot, options: TelegramLinkOptions): PlatformLink {
@@ -53,6 +63,10 @@ export function linkTelegram(telegram: TelegramBot, options: TelegramLinkOptions
   let watchdog: NodeJS.Timeout | undefined;
   const poller = telegram.poller;
   const supervisor = poller ? superviseOf(poller) : undefined;
+  const lease = webhookMode ? undefined : options.pollingLease;
+  /** Set while standing by at the first connection, for the start-up summary. */
+  let standingBy: Extract<PollingTurn, { holds: false }> | undefined;
+  let keepingLease = false;
 
   // Every API call reports on the connection: an answer means reachable, a network failure or a 5xx not.
   telegram.bot.api.config.use(async (previous, method, payload, signal) => {
@@ -105,7 +119,8 @@ export function linkTelegram(telegram: TelegramBot, options: TelegramLinkOptions
       const delay = backoffDelay(failures, { maxMs: maxBackoffMs });
       failures += 1;
       restarting = (async () => {
-        if (!(await pause(delay, stopping.signal))) return;
+        // A lease lost meanwhile means another process polls now.
+        if (!(await pause(delay, stopping.signal)) || !running) return;
         await current.start();
         follow();
       })()
@@ -128,15 +143,62 @@ export function linkTelegram(telegram: TelegramBot, options: TelegramLinkOptions
     };
   }
 
-  /** getMe, then start polling or set the webhook. Resolves when running; rejects as grammY does. */
+  /**
+   * getMe, then start polling or set the webhook — or, without the polling lease, stand by. Resolves when
+   * running or standing by; rejects as grammY does.
+   */
   async function startOnce(signal: AbortSignal): Promise<void> {
     // grammY types its signal with an AbortController shim; Node's is the same thing at run time.
     await telegram.bot.init(signal as unknown as Parameters<typeof telegram.bot.init>[0]);
+    if (lease) {
+      const turn = await lease.check();
+      if (!turn.holds) {
+        standingBy = turn;
+        standBy(turn);
+        everStarted = true;
+        keepLease();
+        return;
+      }
+    }
+    await startPolling();
+    everStarted = true;
+    keepLease();
+  }
+
+  async function startPolling(): Promise<void> {
     await telegram.start();
     running = true;
-    everStarted = true;
     status.up(webhookMode ? "webhook" : "polling");
     supervisor?.follow();
+  }
+
+  function standBy(turn: Extract<PollingTurn, { holds: false }>): void {
+    status.up("standby");
+    options.logger.info(
+      { component: "telegram", holder: turn.holder },
+      "telegram: another process polls this bot token; standing by",
+    );
+  }
+
+  /** From the first start on, the lease decides: take over when it is ours, stop at once when it is not. */
+  function keepLease(): void {
+    if (!lease || keepingLease) return;
+    keepingLease = true;
+    lease.keep(async (turn) => {
+      if (stopping.signal.aborted) return;
+      if (turn.holds) {
+        try {
+          await startPolling();
+        } catch (error) {
+          status.down("unreachable", `taking over polling: ${describe(error)}`);
+          throw error;
+        }
+        return;
+      }
+      running = false;
+      await poller?.stop();
+      standBy(turn);
+    });
   }
 
   function reconnectInBackground(): void {
@@ -184,7 +246,10 @@ export function linkTelegram(telegram: TelegramBot, options: TelegramLinkOptions
       try {
         const outcome = await Promise.race([started.then(() => "started" as const), timedOut]);
         watchWebhook();
-        if (outcome === "started") return { connected: true };
+        if (outcome === "started")
+          return standingBy
+            ? { connected: true, standby: { holder: standingBy.holder } }
+            : { connected: true };
         // getMe answered but polling (or setWebhook) has not come up yet; it goes on in the background.
         const reason = `no answer from ${host} within ${Math.round(connectTimeoutMs / 1000)} s`;
         status.down("connecting", reason);
@@ -211,6 +276,13 @@ export function linkTelegram(telegram: TelegramBot, options: TelegramLinkOptions
       stopping.abort();
       clearInterval(watchdog);
       await Promise.allSettled([reconnecting, restarting]);
+      if (lease) {
+        // The lease goes only after our last poll has ended and its updates are confirmed: a standby
+        // that took over earlier would be handed them again.
+        running = false;
+        if (lease.holds()) await poller?.stop();
+        await lease.stop();
+      }
     },
   };
 }

@@ -7,9 +7,9 @@
  * scheduler's pre-warm) makes no network call here.
  */
 import type { Database } from "../../db/client.ts";
-import { type CalendarWithOwner, listCalendars } from "../../db/queries/calendars.ts";
-import { type FeedWithOwner, listFeeds } from "../../db/queries/feeds.ts";
-import { readCachedForecast } from "../../db/queries/weather.ts";
+import { type CalendarWithOwner, getCalendar, listCalendars } from "../../db/queries/calendars.ts";
+import { type FeedWithOwner, getFeed, listFeeds } from "../../db/queries/feeds.ts";
+import { readCachedForecast, roundCoordinate } from "../../db/queries/weather.ts";
 import type { Clock } from "../core/clock.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
@@ -20,6 +20,7 @@ import { syncCalendar } from "./calendar/sync-calendar.ts";
 import { syncFeed } from "./feeds/sync-feed.ts";
 import type { FetchFunction } from "./http-cache-fetch.ts";
 import type { NetworkPolicy } from "./network/address-policy.ts";
+import { type SourceLeases, sourceLeaseName, unsharedSources } from "./source-lease.ts";
 import { refreshWeather } from "./weather/get-weather.ts";
 
 export interface SourceRefresherOptions {
@@ -33,6 +34,11 @@ export interface SourceRefresherOptions {
   logger?: Pick<Logger, "warn"> | undefined;
   /** Which addresses calendar and feed fetches may reach (`sources` in BRIEFBOT_CONFIG). */
   network?: NetworkPolicy | undefined;
+  /**
+   * Shared by the processes on one database: a source another process is fetching is waited for (up to
+   * the deadline) and its stored result used, not fetched twice.
+   */
+  sourceLeases?: SourceLeases | undefined;
 }
 
 export type RefreshSources = NonNullable<Sources["refresh"]>;
@@ -52,10 +58,29 @@ export function createSourceRefresher(options: SourceRefresherOptions): RefreshS
   // One fetch per source at a time: two briefings (or the pre-warm and a /brief) share it.
   const inFlight = new Map<string, Promise<Attempt>>();
 
-  const once = (key: string, fetchIt: () => Promise<Attempt>): Promise<Attempt> => {
+  const guard = options.sourceLeases ?? unsharedSources;
+  /**
+   * One fetch per source here (two briefings, or the pre-warm and a /brief, share it) and across processes
+   * (the lease `key`); `fresh` says afterwards whether another process's fetch left the stored data fresh.
+   */
+  const once = (
+    key: string,
+    deadline: Date,
+    fetchIt: () => Promise<Attempt>,
+    fresh: () => Promise<boolean>,
+  ): Promise<Attempt> => {
     const running = inFlight.get(key);
     if (running) return running;
-    const started = fetchIt()
+    const started = guard
+      .exclusive(key, fetchIt)
+      .then(async (outcome): Promise<Attempt> => {
+        if (outcome.ran) return outcome.value;
+        const done = await guard.waitFree(key, deadline);
+        if (await fresh()) return { ok: true };
+        return done
+          ? { ok: false, reason: "another process fetched it and did not succeed", late: false }
+          : { ok: false, reason: "another process is still fetching it", late: true };
+      })
       .catch((error: unknown): Attempt => ({ ok: false, reason: errorMessage(error), late: false }))
       .finally(() => inFlight.delete(key));
     inFlight.set(key, started);
@@ -112,39 +137,61 @@ export function createSourceRefresher(options: SourceRefresherOptions): RefreshS
     const weatherAttempt =
       weatherDue && place
         ? beforeDeadline(
-            once(`weather:${place.latitude},${place.longitude}`, async () => {
-              const outcome = await refreshWeather(
-                db,
-                { ...place, timeZone: user.timeZone },
-                { fetch: options.fetch, clock, forecastUrl: options.forecastUrl, timeoutMs },
-              );
-              return outcome.status === "refreshed"
-                ? { ok: true }
-                : { ok: false, reason: outcome.error, late: false };
-            }),
+            once(
+              sourceLeaseName.weather(roundCoordinate(place.latitude), roundCoordinate(place.longitude)),
+              deadline,
+              async () => {
+                const outcome = await refreshWeather(
+                  db,
+                  { ...place, timeZone: user.timeZone },
+                  { fetch: options.fetch, clock, forecastUrl: options.forecastUrl, timeoutMs },
+                );
+                return outcome.status === "refreshed"
+                  ? { ok: true }
+                  : { ok: false, reason: outcome.error, late: false };
+              },
+              async () =>
+                !isOld(
+                  (await readCachedForecast(db, place.latitude, place.longitude))?.fetchedAt,
+                  "weather",
+                  clock.now(),
+                ),
+            ),
           )
         : undefined;
     const calendarAttempts = calendarsDue.map((calendar) =>
       beforeDeadline(
-        once(`calendar:${calendar.id}`, async () => {
-          const result = await syncCalendar(db, calendar.id, {
-            fetch: options.fetch,
-            clock,
-            timeoutMs,
-            network,
-          });
-          return result.status === "failed"
-            ? { ok: false, reason: result.error ?? "failed", late: false }
-            : { ok: true };
-        }),
+        once(
+          sourceLeaseName.calendar(calendar.id),
+          deadline,
+          async () => {
+            const result = await syncCalendar(db, calendar.id, {
+              fetch: options.fetch,
+              clock,
+              timeoutMs,
+              network,
+            });
+            return result.status === "failed"
+              ? { ok: false, reason: result.error ?? "failed", late: false }
+              : { ok: true };
+          },
+          async () => !isOld((await getCalendar(db, calendar.id))?.lastSuccessAt, "calendar", clock.now()),
+        ),
       ),
     );
     const feedAttempts = feedsDue.map((feed) =>
       beforeDeadline(
-        once(`feed:${feed.id}`, async () => {
-          const result = await syncFeed(db, feed.id, { fetch: options.fetch, clock, timeoutMs, network });
-          return result.status === "error" ? { ok: false, reason: result.error, late: false } : { ok: true };
-        }),
+        once(
+          sourceLeaseName.feed(feed.id),
+          deadline,
+          async () => {
+            const result = await syncFeed(db, feed.id, { fetch: options.fetch, clock, timeoutMs, network });
+            return result.status === "error"
+              ? { ok: false, reason: result.error, late: false }
+              : { ok: true };
+          },
+          async () => !isOld((await getFeed(db, feed.id))?.lastSuccessAt, "feeds", clock.now()),
+        ),
       ),
     );
     const [weather, calendarResults, feedResults] = await Promise.all([

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { fixedClock } from "../../src/core/clock.ts";
 import {
+  createMemoryForgetQuestions,
   createUserDataService,
   describeCounts,
   exportFilename,
@@ -58,7 +59,11 @@ function portWith(data: StoredUserData | undefined) {
 describe("user data export", () => {
   it("builds a versioned document, each message once, receipts apart, addresses redacted", async () => {
     const clock = fixedClock("2025-06-02T09:30:00Z");
-    const exported = await createUserDataService(portWith(stored()).port, clock).exportUser(7);
+    const exported = await createUserDataService(
+      portWith(stored()).port,
+      createMemoryForgetQuestions(),
+      clock,
+    ).exportUser(7);
     const document = exported?.document;
     expect(document).toMatchObject({
       format: "briefbot-user-export",
@@ -77,11 +82,19 @@ describe("user data export", () => {
   });
 
   it("keeps addresses in full when asked, and finds nothing for an unknown user", async () => {
-    const service = createUserDataService(portWith(stored()).port, fixedClock("2025-06-02T09:30:00Z"));
+    const service = createUserDataService(
+      portWith(stored()).port,
+      createMemoryForgetQuestions(),
+      fixedClock("2025-06-02T09:30:00Z"),
+    );
     const full = await service.exportUser(7, { includeSecrets: true });
     expect(full?.document.calendars[0]?.source).toBe(SECRET);
     expect(full?.document.secretsIncluded).toBe(true);
-    const none = createUserDataService(portWith(undefined).port, fixedClock("2025-06-02T09:30:00Z"));
+    const none = createUserDataService(
+      portWith(undefined).port,
+      createMemoryForgetQuestions(),
+      fixedClock("2025-06-02T09:30:00Z"),
+    );
     expect(await none.exportUser(8)).toBeUndefined();
   });
 
@@ -93,8 +106,12 @@ describe("user data export", () => {
 describe("forgetting from chat", () => {
   it("deletes only on the second confirmation of the same user's open question", async () => {
     const { port, removed } = portWith(stored());
-    const service = createUserDataService(port, fixedClock("2025-06-02T09:30:00Z"));
-    const first = service.beginForget(7);
+    const service = createUserDataService(
+      port,
+      createMemoryForgetQuestions(),
+      fixedClock("2025-06-02T09:30:00Z"),
+    );
+    const first = await service.beginForget(7);
     expect(await service.answerForget(8, first.token, true)).toEqual({ kind: "stale" });
     const again = await service.answerForget(7, first.token, true);
     if (again.kind !== "ask-again") throw new Error(`expected a second question, got ${again.kind}`);
@@ -112,13 +129,15 @@ describe("forgetting from chat", () => {
   it("ends with nothing deleted on Cancel, on something else said, and after the question expires", async () => {
     const { port, removed } = portWith(stored());
     const clock = fixedClock("2025-06-02T09:30:00Z");
-    const service = createUserDataService(port, clock, { questionMinutes: 5 });
-    expect(await service.answerForget(7, service.beginForget(7).token, false)).toEqual({ kind: "cancelled" });
-    const open = service.beginForget(7);
-    expect(service.cancelForget(7)).toBe(true);
-    expect(service.cancelForget(7)).toBe(false);
+    const service = createUserDataService(port, createMemoryForgetQuestions(), clock, { questionMinutes: 5 });
+    expect(await service.answerForget(7, (await service.beginForget(7)).token, false)).toEqual({
+      kind: "cancelled",
+    });
+    const open = await service.beginForget(7);
+    expect(await service.cancelForget(7)).toBe(true);
+    expect(await service.cancelForget(7)).toBe(false);
     expect(await service.answerForget(7, open.token, true)).toEqual({ kind: "stale" });
-    const late = service.beginForget(7);
+    const late = await service.beginForget(7);
     clock.advance(5 * 60_000);
     expect(await service.answerForget(7, late.token, true)).toEqual({ kind: "expired" });
     expect(removed).toEqual([]);

@@ -9,6 +9,7 @@ import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import type { Command } from "commander";
 import { requireUserByName } from "../../../db/queries/users.ts";
+import { createForgetQuestions } from "../../../db/stores/forget-questions.ts";
 import { createUserData } from "../../../db/stores/user-data.ts";
 import { createUserDataService, type UserDataService } from "../../core/user-data/index.ts";
 import { type CliContext, CliError, type ContextFactory, withContext } from "../context.ts";
@@ -58,7 +59,8 @@ export function createUserDataCommands(
 export const registerUserDataCommands = createUserDataCommands();
 
 function service(ctx: CliContext): UserDataService {
-  return createUserDataService(createUserData(ctx.db), ctx.clock);
+  // The CLI only exports and removes; the chat's forget questions are not its to ask.
+  return createUserDataService(createUserData(ctx.db), createForgetQuestions(ctx.db), ctx.clock);
 }
 
 async function exportUser(ctx: CliContext, name: string, options: ExportOptions): Promise<void> {

@@ -3,10 +3,9 @@
  * its Confirm deletes. Any other answer (Cancel, another message, a stale button, the time running out)
  * ends the flow with nothing deleted.
  *
- * The pending question lives in this process's memory, not in the database: a restart (or a press landing
- * on another replica) forgets it, and the person is asked to start again. For an action that cannot be
- * undone, failing towards "nothing happened" is the right way to fail; a stored question would also need a
- * new pending-action kind that the chat's own Confirm path must then learn to leave alone.
+ * The open question is stored through the `ForgetQuestions` port (a row per user in the database), so a
+ * restart does not forget it and a press landing on another replica finds it; taking the answer is one
+ * step of the store's, so two presses on two replicas count once.
  */
 import type { Clock } from "../clock.ts";
 
@@ -19,48 +18,93 @@ export interface ForgetQuestion {
   expiresAt: Date;
 }
 
+/** The open /forget questions, one per user at most. */
+export interface ForgetQuestions {
+  /** Stores `question` as the user's open question, replacing any still open. */
+  ask: (userId: number, question: ForgetQuestion) => Promise<void>;
+  /**
+   * Takes the user's open question when `token` is its token: removes it and returns it, once — a second
+   * taker (a double press, another replica) gets undefined. Undefined as well when none matches.
+   */
+  answer: (userId: number, token: string) => Promise<ForgetQuestion | undefined>;
+  /** Drops the user's open question; true when there was one. */
+  cancel: (userId: number) => Promise<boolean>;
+  /** Drops every question that expired before `before`; returns how many. */
+  expire: (before: Date) => Promise<number>;
+}
+
 export type ForgetAnswer =
   /** The first Confirm: ask the second question. */
   | { kind: "ask-again"; question: ForgetQuestion }
   /** The second Confirm: the caller deletes now. */
   | { kind: "confirmed" }
-  /** No question of this user matches: never asked, already answered, or asked before a restart. */
+  /** No question of this user matches: never asked, already answered, or long expired. */
   | { kind: "stale" }
   | { kind: "expired" };
 
 export interface ForgetFlow {
   /** Asks the first question, replacing any question still open for this user. */
-  begin(userId: number): ForgetQuestion;
-  answer(userId: number, token: string, confirmed: boolean): ForgetAnswer | { kind: "cancelled" };
+  begin(userId: number): Promise<ForgetQuestion>;
+  answer(userId: number, token: string, confirmed: boolean): Promise<ForgetAnswer | { kind: "cancelled" }>;
   /** Drops the user's open question (they said something else); true when there was one. */
-  cancel(userId: number): boolean;
+  cancel(userId: number): Promise<boolean>;
 }
 
-export function createForgetFlow(clock: Clock, minutes: number): ForgetFlow {
-  const open = new Map<number, ForgetQuestion>();
-  let counter = 0;
-  const ask = (userId: number, step: ForgetStep): ForgetQuestion => {
-    counter += 1;
-    const now = clock.now();
+export function createForgetFlow(
+  questions: ForgetQuestions,
+  clock: Clock,
+  minutes: number,
+  /** Distinct per call across processes (the core's id source). */
+  newToken: () => string,
+): ForgetFlow {
+  const ask = async (userId: number, step: ForgetStep): Promise<ForgetQuestion> => {
     const question = {
       // Not a secret: the press is checked against the presser's own open question, so it only has to differ.
-      token: `${now.getTime().toString(36)}${counter.toString(36)}`,
+      token: newToken(),
       step,
-      expiresAt: new Date(now.getTime() + minutes * 60_000),
+      expiresAt: new Date(clock.now().getTime() + minutes * 60_000),
     };
-    open.set(userId, question);
+    await questions.ask(userId, question);
     return question;
   };
   return {
     begin: (userId) => ask(userId, 1),
-    answer(userId, token, confirmed) {
-      const question = open.get(userId);
-      if (!question || question.token !== token) return { kind: "stale" };
-      open.delete(userId);
+    async answer(userId, token, confirmed) {
+      const question = await questions.answer(userId, token);
+      if (!question) return { kind: "stale" };
       if (clock.now() >= question.expiresAt) return { kind: "expired" };
       if (!confirmed) return { kind: "cancelled" };
-      return question.step === 1 ? { kind: "ask-again", question: ask(userId, 2) } : { kind: "confirmed" };
+      return question.step === 1
+        ? { kind: "ask-again", question: await ask(userId, 2) }
+        : { kind: "confirmed" };
     },
-    cancel: (userId) => open.delete(userId),
+    cancel: (userId) => questions.cancel(userId),
+  };
+}
+
+/** For one process without a database (unit tests): the same contract in memory. */
+export function createMemoryForgetQuestions(): ForgetQuestions {
+  const open = new Map<number, ForgetQuestion>();
+  return {
+    ask: async (userId, question) => {
+      open.set(userId, question);
+    },
+    answer: async (userId, token) => {
+      const question = open.get(userId);
+      if (!question || question.token !== token) return undefined;
+      open.delete(userId);
+      return question;
+    },
+    cancel: async (userId) => open.delete(userId),
+    expire: async (before) => {
+      let dropped = 0;
+      for (const [userId, question] of open) {
+        if (question.expiresAt < before) {
+          open.delete(userId);
+          dropped += 1;
+        }
+      }
+      return dropped;
+    },
   };
 }

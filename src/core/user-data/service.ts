@@ -3,13 +3,19 @@
  * bytes) and the two-question forget flow that ends in `UserData.remove`.
  */
 import type { Clock } from "../clock.ts";
+import { type Ids, sequentialIds } from "../ids.ts";
 import {
   type ExportDocument,
   type ExportOptions,
   exportDocument,
   exportFilename,
 } from "./export-document.ts";
-import { createForgetFlow, type ForgetAnswer, type ForgetQuestion } from "./forget-flow.ts";
+import {
+  createForgetFlow,
+  type ForgetAnswer,
+  type ForgetQuestion,
+  type ForgetQuestions,
+} from "./forget-flow.ts";
 import type { RemovalCounts, UserData } from "./port.ts";
 
 /** How long each forget question may wait for its answer. */
@@ -33,19 +39,30 @@ export interface UserDataService {
   /** Deletes everything at once (the CLI, after its own confirmation). */
   remove(userId: number): Promise<RemovalCounts>;
   /** Chat: the first question. */
-  beginForget(userId: number): ForgetQuestion;
+  beginForget(userId: number): Promise<ForgetQuestion>;
   /** Chat: a Confirm or Cancel press; the second Confirm deletes. */
   answerForget(userId: number, token: string, confirmed: boolean): Promise<ForgetOutcome>;
   /** Chat: the user said something else while a question was open; true when one was. */
-  cancelForget(userId: number): boolean;
+  cancelForget(userId: number): Promise<boolean>;
 }
 
 export function createUserDataService(
   port: UserData,
+  questions: ForgetQuestions,
   clock: Clock,
-  options: { questionMinutes?: number } = {},
+  /** `ids`: unique across processes (a question asked on one is answered on another). */
+  options: { questionMinutes?: number; ids?: Ids } = {},
 ): UserDataService {
-  const flow = createForgetFlow(clock, options.questionMinutes ?? FORGET_QUESTION_MINUTES);
+  const ids = options.ids ?? sequentialIds("q");
+  // Telegram's callback data takes [0-9a-z] only (see bots/telegram/user-data.ts), at most 40 of them.
+  const newToken = () =>
+    `${clock.now().getTime().toString(36)}${ids().replace(/[^0-9a-z]/g, "")}`.slice(0, 40);
+  const flow = createForgetFlow(
+    questions,
+    clock,
+    options.questionMinutes ?? FORGET_QUESTION_MINUTES,
+    newToken,
+  );
   return {
     async exportUser(userId, exportOptions) {
       const data = await port.read(userId);
@@ -61,7 +78,7 @@ export function createUserDataService(
     remove: (userId) => port.remove(userId),
     beginForget: (userId) => flow.begin(userId),
     async answerForget(userId, token, confirmed) {
-      const answer = flow.answer(userId, token, confirmed);
+      const answer = await flow.answer(userId, token, confirmed);
       if (answer.kind !== "confirmed") return answer;
       return { kind: "removed", counts: await port.remove(userId) };
     },

@@ -4,6 +4,7 @@ import { redactAddressesIn } from "../../core/redact.ts";
 import type { FetchFunction } from "../http-cache-fetch.ts";
 import type { NetworkPolicy } from "../network/address-policy.ts";
 import { type PeriodicSync, type SyncLogger, startPeriodicSync } from "../periodic-sync.ts";
+import type { SourceLeases } from "../source-lease.ts";
 import { syncAllCalendars } from "./sync-calendar.ts";
 
 export const DEFAULT_CALENDAR_SYNC_INTERVAL_MS = 15 * 60_000;
@@ -17,6 +18,8 @@ export function startCalendarSync(options: {
   network?: NetworkPolicy;
   intervalMs?: number;
   logger?: SyncLogger | undefined;
+  /** One fetch per calendar across the processes on the database. */
+  leases?: SourceLeases;
 }): PeriodicSync {
   const { logger } = options;
   return startPeriodicSync({
@@ -28,6 +31,7 @@ export function startCalendarSync(options: {
         fetch: options.fetch,
         clock: options.clock,
         ...(options.network ? { network: options.network } : {}),
+        ...(options.leases ? { leases: options.leases } : {}),
       });
       const failed = results.filter((result) => result.status === "failed");
       for (const result of failed) {

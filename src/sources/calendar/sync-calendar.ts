@@ -20,6 +20,7 @@ import type { Clock } from "../../core/clock.ts";
 import { errorMessage } from "../../core/errors.ts";
 import { DEFAULT_MAX_BYTES, type FetchFunction } from "../http-cache-fetch.ts";
 import type { NetworkPolicy } from "../network/address-policy.ts";
+import { type SourceLeases, sourceLeaseName, unsharedSources } from "../source-lease.ts";
 import { storableSnippet, storableText } from "../storable-text.ts";
 import { defaultExpansionWindow } from "./expand-calendar.ts";
 import { type CalendarExpander, expandCalendarOffThread } from "./expand-off-thread.ts";
@@ -133,6 +134,8 @@ async function syncLoadedCalendar(
 export interface SyncAllOptions extends CalendarSyncDeps {
   /** Only this user's calendars. */
   userName?: string;
+  /** Shared by the processes on one database: a calendar another one is fetching is left out. */
+  leases?: SourceLeases;
   onProgress?: (progress: { index: number; total: number; result: CalendarSyncResult }) => void;
 }
 
@@ -146,10 +149,16 @@ export async function syncAllCalendars(db: Database, options: SyncAllOptions): P
   }
   const calendars = await listCalendars(db, userId);
   const results: CalendarSyncResult[] = [];
+  const guard = options.leases ?? unsharedSources;
   for (const [index, calendar] of calendars.entries()) {
     let result: CalendarSyncResult;
     try {
-      result = await syncLoadedCalendar(db, calendar, options);
+      const outcome = await guard.exclusive(sourceLeaseName.calendar(calendar.id), () =>
+        syncLoadedCalendar(db, calendar, options),
+      );
+      // Another process is fetching it; what it gets lands in the same rows.
+      if (!outcome.ran) continue;
+      result = outcome.value;
     } catch (error) {
       // Even recording the failure failed (database trouble); report it and carry on with the rest.
       result = {

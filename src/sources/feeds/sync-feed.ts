@@ -18,6 +18,7 @@ import { redactAddress, redactAddressesIn } from "../../core/redact.ts";
 import { type FetchFunction, fetchWithCache } from "../http-cache-fetch.ts";
 import type { NetworkPolicy } from "../network/address-policy.ts";
 import { errorMessage, type PeriodicSync, type SyncLogger, startPeriodicSync } from "../periodic-sync.ts";
+import { type SourceLeases, sourceLeaseName, unsharedSources } from "../source-lease.ts";
 import { storableSnippet } from "../storable-text.ts";
 import { parseFeedDocument } from "./parse-feed.ts";
 
@@ -88,6 +89,8 @@ export interface SyncAllFeedsOptions extends FeedSyncDeps {
   onProgress?: ((result: FeedSyncResult, done: number, total: number) => void) | undefined;
   /** Feeds fetched at once; default 4. */
   concurrency?: number;
+  /** Shared by the processes on one database: a feed another one is fetching is left out. */
+  leases?: SourceLeases;
 }
 
 /** Syncs every feed (or one user's). Throws only for an unknown user name. */
@@ -101,17 +104,16 @@ export async function syncAllFeeds(db: Database, options: SyncAllFeedsOptions): 
   const pending = await listFeeds(db, userId === undefined ? {} : { userId });
   const results: FeedSyncResult[] = [];
   const total = pending.length;
+  const guard = options.leases ?? unsharedSources;
   const workers = Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 4, total)) }, async () => {
     for (let feed = pending.shift(); feed; feed = pending.shift()) {
-      const result = await syncLoadedFeed(db, feed, options).catch(
-        (error: unknown): FeedSyncResult => ({
-          feedId: feed.id,
-          url: feed.url,
-          status: "error",
-          itemCount: feed.itemCount,
-          error: errorMessage(error),
-        }),
-      );
+      const loaded = feed;
+      const outcome = await guard
+        .exclusive(sourceLeaseName.feed(feed.id), () => syncLoadedFeed(db, loaded, options))
+        .catch((error: unknown) => ({ ran: true as const, value: failed(loaded, error) }));
+      // Another process is fetching it; what it gets lands in the same rows.
+      if (!outcome.ran) continue;
+      const result = outcome.value;
       results.push(result);
       try {
         options.onProgress?.(result, results.length, total);
@@ -124,11 +126,23 @@ export async function syncAllFeeds(db: Database, options: SyncAllFeedsOptions): 
   return results;
 }
 
+function failed(feed: Feed, error: unknown): FeedSyncResult {
+  return {
+    feedId: feed.id,
+    url: feed.url,
+    status: "error",
+    itemCount: feed.itemCount,
+    error: errorMessage(error),
+  };
+}
+
 export interface FeedSyncLoopOptions extends FeedSyncDeps {
   db: Database;
   /** Default 30 minutes. */
   intervalMs?: number;
   logger?: SyncLogger | undefined;
+  /** One fetch per feed across the processes on the database. */
+  leases?: SourceLeases;
 }
 
 export const DEFAULT_FEED_SYNC_INTERVAL_MS = 30 * 60 * 1000;

@@ -23,6 +23,7 @@ import {
 } from "../../core/weather/forecast.ts";
 import type { FetchFunction } from "../http-cache-fetch.ts";
 import { type PeriodicSync, startPeriodicSync } from "../periodic-sync.ts";
+import { type SourceLeases, sourceLeaseName, unsharedSources } from "../source-lease.ts";
 import { fetchForecast } from "./open-meteo-forecast.ts";
 
 export interface WeatherDeps {
@@ -105,6 +106,8 @@ export async function getWeather(
 
 export interface WeatherSyncOptions extends WeatherDeps {
   db: Database;
+  /** One fetch per place across the processes on the database. */
+  leases?: SourceLeases;
   /** Default 30 minutes. */
   intervalMs?: number;
   logger?: Logger | undefined;
@@ -114,12 +117,16 @@ export const DEFAULT_WEATHER_SYNC_INTERVAL_MS = 30 * 60 * 1000;
 /** A place fetched this recently (say by `getWeather`) is skipped by the loop. */
 const RECENT_ENOUGH_MS = 5 * 60 * 1000;
 
-/** Refreshes every distinct user location once; returns how many places were refreshed or failed. */
+/**
+ * Refreshes every distinct user location once; returns how many places were refreshed or failed, and how
+ * many were skipped: fetched recently, or being fetched by another process right now.
+ */
 export async function refreshAllWeather(
   db: Database,
-  deps: WeatherDeps,
+  deps: WeatherDeps & { leases?: SourceLeases | undefined },
   logger?: Logger,
 ): Promise<{ refreshed: number; failed: number; skipped: number }> {
+  const guard = deps.leases ?? unsharedSources;
   const seen = new Set<string>();
   const totals = { refreshed: 0, failed: 0, skipped: 0 };
   for (const location of await listWeatherLocations(db)) {
@@ -131,7 +138,16 @@ export async function refreshAllWeather(
       totals.skipped++;
       continue;
     }
-    const outcome = await refreshWeather(db, location, deps);
+    const place = sourceLeaseName.weather(
+      roundCoordinate(location.latitude),
+      roundCoordinate(location.longitude),
+    );
+    const fetched = await guard.exclusive(place, () => refreshWeather(db, location, deps));
+    if (!fetched.ran) {
+      totals.skipped++;
+      continue;
+    }
+    const outcome = fetched.value;
     if (outcome.status === "refreshed") totals.refreshed++;
     else {
       totals.failed++;
