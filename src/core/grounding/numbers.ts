@@ -42,6 +42,7 @@ const DURATION =
 export function findNumberClaims(sentence: string, mask: Mask): FoundClaim[] {
   const claims: FoundClaim[] = [];
   const weather = WEATHER.test(sentence);
+  const showing = SHOWING.test(sentence);
   const add = (claim: FoundClaim): void => {
     if (mask.take(claim.start, claim.end)) claims.push(claim);
   };
@@ -132,7 +133,8 @@ export function findNumberClaims(sentence: string, mask: Mask): FoundClaim[] {
       isBacked: (evidence) =>
         evidence.numbers.some((n) => near(n, value)) ||
         evidence.lists.some((list) => list.length === value) ||
-        evidence.namedCounts.includes(value),
+        evidence.namedCounts.includes(value) ||
+        (showing && shownOfShortened(evidence, value)),
     });
   }
   return claims.sort((a, b) => a.start - b.start);
@@ -169,6 +171,16 @@ function countBacked(evidence: Evidence, value: number, noun: string, qualifiers
   if (family === "headlines")
     return lists.some((list) => list.family === "headlines" && value <= list.length);
   return lists.some((list) => list.length === value);
+}
+
+/**
+ * "61 tasks, 15 of them listed here": where the sentence speaks of what is shown, a shortened list's shown
+ * part is a true count too (but "15 tasks are due" is still the whole list's count).
+ */
+const SHOWING = /\b(?:list(?:ed|ing)|show(?:n|s|ing)?|here|above|below|of\s+them|displayed|visible)\b/iu;
+
+function shownOfShortened(evidence: Evidence, value: number): boolean {
+  return evidence.facts.lists.some((list) => list.shown < list.count && list.shown === value);
 }
 
 function singular(noun: string): string {

@@ -114,6 +114,7 @@ export function findQuantityClaims(
     const at = target && !bareTime ? entry.text.lastIndexOf(target.trim()) : -1;
     mask.take(entry.start, at > 0 ? entry.start + at : entry.end);
     const verdict = judge(entry.quantity, sentence, entry, facts, options, prior);
+    if (process.env.QDEBUG) console.log("Q", JSON.stringify(entry), verdict);
     claims.push({
       kind: "quantity",
       text: entry.text,
@@ -247,7 +248,7 @@ function freeWindow(
 ): Window | undefined {
   const now = day === facts.localDate ? options.localTime : undefined;
   if (quantity.window && quantity.anchor) {
-    const [direction, target = ""] = quantity.anchor.split(":");
+    const [direction, target] = splitAnchor(quantity.anchor);
     const time = anchorTime(target, facts, direction === "after" ? "after" : "until");
     if (time === undefined) return undefined;
     return direction === "after"
@@ -260,7 +261,7 @@ function freeWindow(
     const after = anchorTime(sentence.slice(0, at.start), facts, "after");
     return { from: after && after > from ? after : from, to: quantity.window.to };
   }
-  const [direction, target = ""] = (quantity.anchor ?? "").split(":");
+  const [direction, target] = splitAnchor(quantity.anchor ?? "");
   if (target === "that") {
     const after = anchorTime(sentence.slice(0, at.start), facts, "after");
     return after ? { from: after, to: "23:00" } : undefined;
@@ -268,6 +269,12 @@ function freeWindow(
   const time = anchorTime(target, facts, direction === "after" ? "after" : "until");
   if (time === undefined) return undefined;
   return direction === "after" ? { from: time, to: "23:00" } : { from: now ?? "06:00", to: time };
+}
+
+/** "until:the 1:1 this afternoon" → ["until", "the 1:1 this afternoon"]: the target may hold colons itself. */
+function splitAnchor(anchor: string): [string, string] {
+  const at = anchor.indexOf(":");
+  return at < 0 ? [anchor, ""] : [anchor.slice(0, at), anchor.slice(at + 1)];
 }
 
 /** A clock time the text ends at or starts from: a time written, or a named event's end (or start). */
