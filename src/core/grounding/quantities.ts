@@ -34,10 +34,12 @@ const NO_OTHER = new RegExp(
   String.raw`\b(?:no\s+other|no\s+more|no\s+further|no\s+additional|not\s+any\s+other)\s+(?:(?:real|scheduled|timed|open)\s+)?(${EVENT_NOUN}|${TASK_NOUN})\b|\bnothing\s+else\s+(?:is\s+)?(?:on\s+(?:your|the)\s+(?:calendar|schedule|diary|agenda)|scheduled|booked|planned|(due))\b|\bthat['’]s\s+(?:it|all|everything)\s+(?:on|for)\s+(?:your|the)\s+(?:calendar|schedule|diary|agenda|day)\b|\b(?:the|your)\s+(?:calendar|schedule|diary|agenda)\s+is\s+otherwise\s+(?:empty|clear|free)\b`,
   "giu",
 );
+/** A bare "nothing", judged only where its clause sets a window ("after the gym, nothing else"). */
+const BARE_NOTHING = /\b(?:nothing(?:\s+else)?(?:\s+at\s+all)?|no\s+other\s+plans)\b/giu;
 const PART = String.raw`(day|morning|afternoon|evening)`;
 const FREE_WORD = String.raw`(?:free|clear|open|empty|unbooked|meeting-free|yours|wide\s+open)`;
 const FREE = new RegExp(
-  String.raw`\bfree\s+(?:all|the\s+whole|the\s+entire|for\s+the\s+rest\s+of\s+the|for\s+the\s+rest\s+of\s+your|for\s+the|for\s+the\s+whole)\s+${PART}\b|\b(?:your|the)\s+(?:whole\s+|entire\s+)?(rest\s+of\s+(?:the|your)\s+)?${PART}\s+(?:is|looks|stays|seems|remains|['’]s)\s+(?:completely\s+|totally\s+|entirely\s+|pretty\s+|all\s+)?${FREE_WORD}\b|\b(?:an?)\s+(?:completely\s+|totally\s+|wide\s+)?(?:free|clear|open|empty|meeting-free|quiet)\s+${PART}\b|\bnothing\s+(?:on\s+|booked\s+|scheduled\s+|planned\s+)?(?:this|in\s+the|for\s+the)\s+(morning|afternoon|evening)\b|\b(?:nothing|no\s+(?:meetings|events|calls|appointments)|free|clear|open)\s+(?:on\s+(?:your|the)\s+calendar\s+|scheduled\s+|booked\s+|planned\s+)?(until|till|til|before|after)\s+([^,.;!?]{1,40})|\b(?:you['’]re|you\s+are)\s+(?:completely\s+|totally\s+)?free\s+(?:from\s+then\s+on|for\s+the\s+rest\s+of\s+the\s+day|afterwards|after\s+that)\b|\b(rest\s+of\s+(?:the|your)\s+day)\s+(?:is|looks)\s+${FREE_WORD}`,
+  String.raw`\bfree\s+(?:all|the\s+whole|the\s+entire|for\s+the\s+rest\s+of\s+the|for\s+the\s+rest\s+of\s+your|for\s+the|for\s+the\s+whole)\s+${PART}\b|\b(?:your|the)\s+(?:whole\s+|entire\s+)?(rest\s+of\s+(?:the|your)\s+)?${PART}\s+(?:is|looks|stays|seems|remains|['’]s)\s+(?:completely\s+|totally\s+|entirely\s+|pretty\s+|all\s+)?${FREE_WORD}\b|\b(?:an?)\s+(?:completely\s+|totally\s+|wide\s+)?(?:free|clear|open|empty|meeting-free|quiet)\s+${PART}\b|\bnothing\s+(?:on\s+|booked\s+|scheduled\s+|planned\s+)?(?:this|in\s+the|for\s+the)\s+(morning|afternoon|evening)\b|\b(?:nothing(?:\s+else)?|no\s+(?:other\s+|more\s+)?(?:meetings|events|calls|appointments|plans)|free|clear|open|empty|quiet)\s+(?:(?:is\s+)?(?:on\s+(?:your|the)\s+(?:calendar|schedule|diary|agenda)|scheduled|booked|planned|on)\s+)?(until|till|til|before|after|up\s+to|between)\s+([^,.;!?]{1,40})|\b(?:you['’]re|you\s+are)\s+(?:completely\s+|totally\s+)?free\s+(?:from\s+then\s+on|for\s+the\s+rest\s+of\s+the\s+day|afterwards|after\s+that)\b|\b(rest\s+of\s+(?:the|your)\s+day)\s+(?:is|looks)\s+${FREE_WORD}`,
   "giu",
 );
 const MORE = new RegExp(
@@ -61,8 +63,20 @@ export function findQuantityClaims(
     found.push({ ...span(match), quantity: { kind: "only", family: familyOf(noun, sentence), scope } });
   }
   for (const match of sentence.matchAll(NO_OTHER)) {
+    // "nothing else booked before the gym" is free time up to the gym: the free-time reading takes it.
+    if (/^\s+(?:until|till|til|before|after|up\s+to)\b/iu.test(sentence.slice((match.index ?? 0) + match[0].length)))
+      continue;
     const noun = (match[1] ?? (match[2] ? "task" : "event")).toLowerCase();
     found.push({ ...span(match), quantity: { kind: "no_other", family: familyOf(noun, sentence), scope } });
+  }
+  for (const match of sentence.matchAll(BARE_NOTHING)) {
+    // "Between the standup and the gym, you have nothing else": a bare "nothing" speaks of its clause's window.
+    const start = match.index ?? 0;
+    const after = sentence.slice(start + match[0].length);
+    if (/^\s+(?:until|till|til|before|after|up\s+to|between|due|overdue|to|new|changed|has|have|had)\b/iu.test(after))
+      continue;
+    if (!anchoredWindow(sentence.slice(0, start), facts)) continue;
+    found.push({ ...span(match), quantity: { kind: "no_other", family: "event", scope } });
   }
   for (const match of sentence.matchAll(FREE)) {
     const part = (match[1] ?? match[3] ?? match[4] ?? match[5] ?? "").toLowerCase();
@@ -82,7 +96,7 @@ export function findQuantityClaims(
       ? {
           kind: "free",
           window: undefined,
-          anchor: `${direction === "after" ? "after" : "until"}:${match[7] ?? ""}`,
+          anchor: `${direction === "after" || direction === "between" ? direction : "until"}:${match[7] ?? ""}`,
           rest: false,
         }
       : /from\s+then\s+on|afterwards|after\s+that/iu.test(match[0])
@@ -184,6 +198,23 @@ function judge(
         facts,
         (item) => item.family === "event" && item.date === day,
       );
+      const window = quantity.kind === "no_other" ? anchoredWindow(sentence.slice(0, at.start), facts) : undefined;
+      if (window) {
+        // "Once the gym is done at 7pm, nothing else is planned": nothing else inside the anchors' window.
+        const exempt = exemptEvents(sentence, facts);
+        const inside = events.filter(
+          (event) =>
+            !event.allDay &&
+            event.start !== undefined &&
+            !exempt.has(event.title) &&
+            event.start >= window.from &&
+            event.start < window.to,
+        );
+        return {
+          backed: inside.length === 0,
+          why: `${inside.map((event) => `"${event.title}" at ${event.start}`).join(", ")} falls between ${window.from} and ${window.to}`,
+        };
+      }
       const limit = quantity.kind === "only" ? 1 : Math.max(1, named);
       const backed = quantity.kind === "only" ? events.length === 1 : events.length <= limit;
       return {
@@ -266,9 +297,14 @@ function freeWindow(
     const after = anchorTime(sentence.slice(0, at.start), facts, "after");
     return after ? { from: after, to: "23:00" } : undefined;
   }
+  if (direction === "between") return anchoredWindow(`between ${target}`, facts);
   const time = anchorTime(target, facts, direction === "after" ? "after" : "until");
   if (time === undefined) return undefined;
-  return direction === "after" ? { from: time, to: "23:00" } : { from: now ?? "06:00", to: time };
+  if (direction === "after") return { from: time, to: "23:00" };
+  // "After the standup, nothing until lunch": the clause's own anchor starts the window, else now does.
+  const since = anchoredWindow(sentence.slice(0, at.start), facts)?.from;
+  const from = since && since !== "00:00" ? since : (now ?? "06:00");
+  return { from, to: time };
 }
 
 /** "until:the 1:1 this afternoon" → ["until", "the 1:1 this afternoon"]: the target may hold colons itself. */
@@ -288,6 +324,32 @@ function anchorTime(text: string, facts: Facts, direction: "after" | "until"): s
   const event = events.at(-1)?.item;
   if (!event?.start) return undefined;
   return direction === "after" ? (event.end ?? event.start) : event.start;
+}
+
+/**
+ * The window a clause's anchors set before a claim: "once the gym is done at 7pm" (from 19:00), "after the
+ * Acme call" (from its end), "before lunch" (until its start), "between the market and dinner" (from the one's
+ * end to the other's start). Undefined when the clause sets none, or names nothing with a time.
+ */
+function anchoredWindow(text: string, facts: Facts): Window | undefined {
+  const between = /\bbetween\s+(.+?)\s+(?:and|&)\s+(.+?)[\s,]*$/iu.exec(text);
+  if (between) {
+    const from = anchorTime(between[1] ?? "", facts, "after");
+    const to = anchorTime(between[2] ?? "", facts, "until");
+    // An end earlier than the start is on another day ("between the market and tomorrow's run"): to midnight.
+    return from && to ? { from, to: to > from ? to : "23:59" } : undefined;
+  }
+  const after = /\b(?:after|once|following|when|past|beyond)\s+([^,;]+?)[\s,]*$/iu.exec(text);
+  if (after) {
+    const from = anchorTime(after[1] ?? "", facts, "after");
+    return from ? { from, to: "23:59" } : undefined;
+  }
+  const before = /\b(?:before|until|till|up\s+to)\s+([^,;]+?)[\s,]*$/iu.exec(text);
+  if (before) {
+    const to = anchorTime(before[1] ?? "", facts, "until");
+    return to ? { from: "00:00", to } : undefined;
+  }
+  return undefined;
 }
 
 /** Of the readings of a clock time, the one in waking hours: "until 3" is 15:00, "until 10" 10:00. */
