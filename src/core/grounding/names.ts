@@ -31,6 +31,10 @@ const PLACE_WORDS = new Set(
 
 const WORD = /[\p{L}][\p{L}\p{N}'’-]*/gu;
 
+/** What follows a person's name at the start of a sentence: where they are from, or what they did or want. */
+const PERSON_CUE =
+  /^(?:['’]s\s+(?:team|office|assistant))?\s*(?:from\s+(?:the\s+)?\p{L}+(?:\s+\p{Ll}+)?\s+)?(?:wants|wanted|asked|asks|says|said|needs|would\s+like|is\s+joining|will\s+join|joins|is\s+coming|is\s+visiting|called|emailed|e-mailed|texted|messaged|rang|phoned|replied|wrote|sent|mentioned|confirmed|pinged|reached\s+out|dropped\s+by|stopped\s+by)\b/u;
+
 export function findNameClaims(sentence: string, mask: Mask, options: GroundingOptions): FoundClaim[] {
   const known = knownStems(options);
   const claims: FoundClaim[] = [];
@@ -40,7 +44,9 @@ export function findNameClaims(sentence: string, mask: Mask, options: GroundingO
     const start = match.index ?? 0;
     const end = start + word.length;
     if (!/^\p{Lu}/u.test(word)) continue;
-    if (index === 0 || startsClause(sentence, start)) continue;
+    // A sentence's first word is capitalised by grammar; it is judged as a name only where what follows
+    // speaks of a person ("Jamie from accounts wants a word", "Priya says…").
+    if ((index === 0 || startsClause(sentence, start)) && !PERSON_CUE.test(sentence.slice(end))) continue;
     const lower = word.toLowerCase().replace(/['’]s$/u, "");
     if (
       ALWAYS_FINE.has(lower) ||

@@ -10,6 +10,7 @@ import type { Facts, ItemFact, ListFact } from "./facts.ts";
 import type { Mask } from "./mask.ts";
 import { findTimes } from "./times.ts";
 import type { Evidence, FoundClaim, GroundingOptions } from "./types.ts";
+import { ANY_WEATHER_WORD } from "./weather-lexicon.ts";
 import { NUMBER_WORD_PATTERN, numberWordValue } from "./words.ts";
 
 const EVENT_NOUN = String.raw`(?:events?|meetings?|appointments?|calls?|commitments?|things?\s+(?:on|in)\s+(?:your|the)\s+(?:calendar|diary|schedule|agenda)|plans?)`;
@@ -79,6 +80,12 @@ export function findQuantityClaims(
     found.push({ ...span(match), quantity: { kind: "no_other", family: "event", scope } });
   }
   for (const match of sentence.matchAll(FREE)) {
+    // "A chilly, clear morning" describes the weather: a weather word in the same phrase makes "clear" its word.
+    if (
+      /^an?\s/iu.test(match[0]) &&
+      ANY_WEATHER_WORD.test(sentence.slice(Math.max(0, (match.index ?? 0) - 24), match.index ?? 0).split(/[.;:!?]|\band\s+then\b/u).at(-1) ?? "")
+    )
+      continue;
     const part = (match[1] ?? match[3] ?? match[4] ?? match[5] ?? "").toLowerCase();
     const rest = !!match[2] || !!match[8] || /free\s+for\s+the\s+rest|rest\s+of/iu.test(match[0]);
     const direction = match[6]?.toLowerCase();

@@ -198,3 +198,9 @@ export function feelFits(
       return bottom <= t.freezingLowMax;
   }
 }
+
+/** Any word of the lexicon, for telling "a chilly, clear morning" (weather) from "a clear morning" (free time). */
+export const ANY_WEATHER_WORD = new RegExp(
+  String.raw`\b(?:${WEATHER_WORDS.map(([words]) => words).join("|")})\b`,
+  "iu",
+);

@@ -9,7 +9,13 @@ import { findDayReferences } from "./days.ts";
 import type { ForecastDay } from "./facts.ts";
 import type { Mask } from "./mask.ts";
 import type { Evidence, FoundClaim } from "./types.ts";
-import { feelFits, WEATHER_THRESHOLDS, WEATHER_WORDS, type WeatherWordClaim } from "./weather-lexicon.ts";
+import {
+  ANY_WEATHER_WORD,
+  feelFits,
+  WEATHER_THRESHOLDS,
+  WEATHER_WORDS,
+  type WeatherWordClaim,
+} from "./weather-lexicon.ts";
 
 const LEXICON = WEATHER_WORDS.map(([words, claim]) => ({
   claim,
@@ -33,14 +39,45 @@ const HEDGE =
 const NEGATION =
   /\b(?:no|not|without|zero|won['’]t|isn['’]t|aren['’]t|free\s+of|little|unlikely|any)\s+(?:\w+\s+){0,2}$/iu;
 
+/** A temperature feel ("chilly", "mild") is about the weather where the sentence speaks of a day or its air. */
+const FEEL_WORDS = new RegExp(
+  String.raw`\b(?:${WEATHER_WORDS.filter(([, claim]) => claim.kind === "feel")
+    .map(([words]) => words)
+    .join("|")})\b`,
+  "iu",
+);
+const FEEL_CONTEXT =
+  /\b(?:day|morning|afternoon|evening|night|weather|temperatures?|start|out|outside|one|tomorrow|today|degrees?|high|low)\b|°/iu;
+
 export function findWeatherClaims(sentence: string, mask: Mask, evidence: Evidence): FoundClaim[] {
-  if (!WEATHER_SENTENCE.test(sentence)) return [];
+  if (!WEATHER_SENTENCE.test(sentence) && !(FEEL_WORDS.test(sentence) && FEEL_CONTEXT.test(sentence)))
+    return [];
   const claims: FoundClaim[] = [];
   const days = daysSpokenOf(sentence, evidence.facts.localDate);
   const now = /\b(?:right now|currently|at the moment|this minute|already)\b/iu.test(sentence);
   // "Storm Bert heads for Wales" is a headline, and "Rain check with Sam" an event: their words are names.
   const named = mentionedItems(sentence, evidence.facts).filter((mention) => mention.item.family !== "task");
   claims.push(...rainChanceClaims(sentence, mask, days));
+  // "A chilly, clear morning": beside another weather word, "clear" (or "bright") describes the sky.
+  for (const match of sentence.matchAll(/\b(clear|bright)(?=\s+(?:day|morning|afternoon|evening|night|start)\b)/giu)) {
+    const start = match.index ?? 0;
+    const end = start + match[0].length;
+    const phrase = sentence.slice(Math.max(0, start - 24), start).split(/[.;:!?]/u).at(-1) ?? "";
+    if (!ANY_WEATHER_WORD.test(phrase) || !mask.take(start, end)) continue;
+    const wanted: Wanted = {
+      kind: "condition",
+      condition: match[1]?.toLowerCase() === "clear" ? "clear" : "sunny_spells",
+    };
+    claims.push({
+      kind: "weather",
+      text: match[0],
+      normalized: `${describe(wanted)}@${days.join("|")}`,
+      start,
+      end,
+      isBacked: (found) => backed(found, wanted, days, now),
+      reason: (found) => reasonFor(found, wanted, days),
+    });
+  }
   for (const { claim, pattern } of LEXICON) {
     for (const match of sentence.matchAll(pattern)) {
       const start = match.index ?? 0;
@@ -53,13 +90,7 @@ export function findWeatherClaims(sentence: string, mask: Mask, evidence: Eviden
         NOT_WEATHER.test(sentence.slice(start, end + 12))
       )
         continue;
-      if (
-        claim.kind === "feel" &&
-        !/\b(?:day|morning|afternoon|evening|night|weather|temperatures?|start|out|outside|one|tomorrow|today|degrees?|high|low|°)\b|°/iu.test(
-          sentence,
-        )
-      )
-        continue;
+      if (claim.kind === "feel" && !FEEL_CONTEXT.test(sentence)) continue;
       mask.take(start, end);
       const before = sentence.slice(Math.max(0, start - 30), start);
       const after = sentence.slice(end, end + 40);
