@@ -12,6 +12,7 @@ import {
   mentionedItems,
   nearestItems,
   PART_RANGES,
+  weekdayOf,
   weekendDays,
 } from "./binding.ts";
 import { readDates } from "./dates.ts";
@@ -42,6 +43,8 @@ const PART_WORD: Record<string, DayPart> = {
 const DAY_WORDS =
   /\b(?:(later\s+)?today|tonight|yesterday|(?:(this|tomorrow|yesterday)\s+)(morning|afternoon|evening|night|lunchtime)|(?:this|the|over\s+the|at\s+the|on\s+the)\s+weekend|weekend)(['’]s)?\b/giu;
 
+const WEEK_WORDS = /\b(next|last|this|later\s+this)\s+week\b/giu;
+
 /** Every day reference of a sentence, in reading order. */
 export function findDayReferences(sentence: string, localDate: string): DayReference[] {
   const found: DayReference[] = [];
@@ -62,6 +65,17 @@ export function findDayReferences(sentence: string, localDate: string): DayRefer
           ? [addDays(localDate, 1)]
           : [localDate];
     found.push({ start, end: start + match[0].length, text: match[0], dates, part, possessive: !!match[4] });
+  }
+  for (const match of sentence.matchAll(WEEK_WORDS)) {
+    // "next week", "last week", "later this week": every day of that (ISO, Monday-first) week.
+    const start = match.index ?? 0;
+    const which = (match[1] ?? "").toLowerCase().replace(/\s+/gu, " ");
+    const monday = addDays(localDate, 1 - weekdayOf(localDate));
+    const first = which === "next" ? addDays(monday, 7) : which === "last" ? addDays(monday, -7) : monday;
+    const dates = Array.from({ length: 7 }, (_, index) => addDays(first, index)).filter(
+      (date) => which !== "later this" || date > localDate,
+    );
+    found.push({ start, end: start + match[0].length, text: match[0], dates, part: undefined, possessive: false });
   }
   for (const mention of readDates(sentence, localDate)) {
     if (found.some((other) => other.start < mention.end && mention.start < other.end)) continue;
