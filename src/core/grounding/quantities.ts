@@ -25,16 +25,48 @@ type Quantity =
   | { kind: "only"; family: "event" | "task"; scope: string | undefined }
   | { kind: "no_other"; family: "event" | "task"; scope: string | undefined }
   | { kind: "free"; window: Window | undefined; anchor: string | undefined; rest: boolean }
-  | { kind: "more"; value: number; family: "event" | "task" | undefined };
+  | { kind: "more"; value: number; family: "event" | "task" | undefined }
+  /** "your morning is back-to-back", "a packed afternoon": at least `least` events in the part of day. */
+  | { kind: "busy"; window: Window; least: number };
 
 const ONLY = new RegExp(
-  String.raw`\b(?:(?:your|the)\s+only\s+(?:(?:real|other|scheduled|timed|proper|fixed)\s+)?(${EVENT_NOUN}|${TASK_NOUN}|one|thing)|(?:just|only)\s+(?:one|a\s+single|1)\s+(${EVENT_NOUN}|${TASK_NOUN})|\ba\s+single\s+(${EVENT_NOUN}|${TASK_NOUN})|only\s+(?:have|has|got)\s+(?:one|a\s+single|1)\s+(${EVENT_NOUN}|${TASK_NOUN}|thing))\b`,
+  String.raw`\b(?:(?:your|the)\s+(?:only|sole|lone|one\s+and\s+only)\s+(?:(?:real|other|scheduled|timed|proper|fixed)\s+)?(${EVENT_NOUN}|${TASK_NOUN}|one|thing)|(?:just|only)\s+(?:one|a\s+single|1)\s+(${EVENT_NOUN}|${TASK_NOUN})|\ba\s+single\s+(${EVENT_NOUN}|${TASK_NOUN})|only\s+(?:have|has|got)\s+(?:one|a\s+single|1)\s+(${EVENT_NOUN}|${TASK_NOUN}|thing))\b`,
   "giu",
 );
+/** "The standup is all that's on this morning", "the market is all you have": the one event of its window. */
+const ALL_THERE_IS =
+  /\b(?:is|['’]s|are)\s+(?:all|everything)\s+(?:that['’]s\s+(?:on|booked|planned|scheduled)|(?:that\s+)?you\s+(?:have|['’]ve\s+got|have\s+got)|there\s+is|on\s+(?:your|the)\s+(?:calendar|schedule|diary|agenda))\b/giu;
 const NO_OTHER = new RegExp(
   String.raw`\b(?:no\s+other|no\s+more|no\s+further|no\s+additional|not\s+any\s+other)\s+(?:(?:real|scheduled|timed|open)\s+)?(${EVENT_NOUN}|${TASK_NOUN})\b|\bnothing\s+else\s+(?:is\s+)?(?:on\s+(?:your|the)\s+(?:calendar|schedule|diary|agenda)|scheduled|booked|planned|(due))\b|\bthat['’]s\s+(?:it|all|everything)\s+(?:on|for)\s+(?:your|the)\s+(?:calendar|schedule|diary|agenda|day)\b|\b(?:the|your)\s+(?:calendar|schedule|diary|agenda)\s+is\s+otherwise\s+(?:empty|clear|free)\b`,
   "giu",
 );
+/** Busy words and how many events each needs in its part of the day: "busy" one, "packed" two. */
+const BUSY_WORDS: Record<string, number> = {
+  busy: 1,
+  full: 2,
+  packed: 2,
+  "jam-packed": 2,
+  hectic: 2,
+  "back-to-back": 2,
+  stacked: 2,
+  "booked up": 2,
+  "booked solid": 2,
+  "fully booked": 2,
+  swamped: 2,
+  slammed: 2,
+};
+const BUSY_WORD = Object.keys(BUSY_WORDS)
+  .sort((a, b) => b.length - a.length)
+  .map((word) => word.replace(/\s/gu, "\\s+"))
+  .join("|");
+const BUSY = new RegExp(
+  String.raw`\b(?:your|the)\s+(?:whole\s+|entire\s+)?(day|morning|afternoon|evening)\s+(?:is|looks|will\s+be|['’]s|seems)\s+(?:pretty\s+|really\s+|very\s+|totally\s+|quite\s+)?(${BUSY_WORD})\b|\b(?:a|an)\s+(?:really\s+|very\s+|pretty\s+)?(${BUSY_WORD})\s+(day|morning|afternoon|evening)\b|\b(?:you['’]re|you\s+are)\s+(?:pretty\s+|really\s+)?(${BUSY_WORD})\b(?:\s+(?:this|all)\s+(morning|afternoon|evening|day))?`,
+  "giu",
+);
+/** "nothing tonight", "no plans tonight": free time over the evening. */
+const NOTHING_TONIGHT =
+  /\b(?:nothing|no\s+(?:other\s+)?(?:plans|meetings|events))\s+(?:else\s+)?(?:on\s+|booked\s+|planned\s+|scheduled\s+)?tonight\b/giu;
+
 /** A bare "nothing", judged only where its clause sets a window ("after the gym, nothing else"). */
 const BARE_NOTHING = /\b(?:nothing(?:\s+else)?(?:\s+at\s+all)?|no\s+other\s+plans)\b/giu;
 const PART = String.raw`(day|morning|afternoon|evening)`;
@@ -63,12 +95,29 @@ export function findQuantityClaims(
     const noun = (match[1] ?? match[2] ?? match[3] ?? match[4] ?? "").toLowerCase();
     found.push({ ...span(match), quantity: { kind: "only", family: familyOf(noun, sentence), scope } });
   }
+  for (const match of sentence.matchAll(ALL_THERE_IS)) {
+    found.push({ ...span(match), quantity: { kind: "only", family: familyOf("event", sentence), scope } });
+  }
   for (const match of sentence.matchAll(NO_OTHER)) {
     // "nothing else booked before the gym" is free time up to the gym: the free-time reading takes it.
     if (/^\s+(?:until|till|til|before|after|up\s+to)\b/iu.test(sentence.slice((match.index ?? 0) + match[0].length)))
       continue;
     const noun = (match[1] ?? (match[2] ? "task" : "event")).toLowerCase();
     found.push({ ...span(match), quantity: { kind: "no_other", family: familyOf(noun, sentence), scope } });
+  }
+  for (const match of sentence.matchAll(BUSY)) {
+    const word = (match[2] ?? match[3] ?? match[5] ?? "").toLowerCase().replace(/\s+/gu, " ");
+    const part = (match[1] ?? match[4] ?? match[6] ?? "day").toLowerCase();
+    found.push({
+      ...span(match),
+      quantity: { kind: "busy", window: partWindow(part), least: BUSY_WORDS[word] ?? 1 },
+    });
+  }
+  for (const match of sentence.matchAll(NOTHING_TONIGHT)) {
+    found.push({
+      ...span(match),
+      quantity: { kind: "free", window: partWindow("evening"), anchor: undefined, rest: false },
+    });
   }
   for (const match of sentence.matchAll(BARE_NOTHING)) {
     // "Between the standup and the gym, you have nothing else": a bare "nothing" speaks of its clause's window.
@@ -198,8 +247,22 @@ function judge(
     case "only":
     case "no_other": {
       if (quantity.family === "task") return taskQuantity(quantity, facts, sentence, prior);
-      const events = eventsOn(facts, day);
-      if (events === undefined) return { backed: false, why: `no receipt lists the events of ${day}` };
+      const spoken = spokenOf(sentence, facts.localDate);
+      const looked = spoken.dates.map((date) => eventsOn(facts, date));
+      if (looked.some((list) => list === undefined))
+        return { backed: false, why: `no receipt lists the events of ${spoken.dates.join(", ")}` };
+      // "your only meeting this afternoon" counts the afternoon's events; "this weekend" both days'.
+      const inPart = spoken.part ? partWindow(spoken.part) : undefined;
+      const events = looked
+        .flatMap((list) => list ?? [])
+        .filter(
+          (event) =>
+            !inPart ||
+            (!event.allDay &&
+              event.start !== undefined &&
+              event.start < inPart.to &&
+              (event.end ?? event.start) > inPart.from),
+        );
       const named = namedItems(
         `${prior} ${sentence}`,
         facts,
@@ -226,7 +289,7 @@ function judge(
       const backed = quantity.kind === "only" ? events.length === 1 : events.length <= limit;
       return {
         backed,
-        why: `${day} has ${events.length} event${events.length === 1 ? "" : "s"}: ${events.map((event) => event.title).join(", ")}`,
+        why: `${spoken.dates.join(" and ")}${spoken.part ? ` (${spoken.part})` : ""} has ${events.length} event${events.length === 1 ? "" : "s"}: ${events.map((event) => event.title).join(", ")}`,
       };
     }
     case "free": {
@@ -250,6 +313,20 @@ function judge(
     }
     case "more":
       return moreBacked(quantity, facts, `${prior} ${sentence}`);
+    case "busy": {
+      const events = eventsOn(facts, day);
+      if (events === undefined) return { backed: false, why: `no receipt lists the events of ${day}` };
+      const { window, least } = quantity;
+      const inside = events.filter(
+        (event) =>
+          (event.allDay && window.from === "06:00" && window.to === "23:00") ||
+          (event.start !== undefined && event.start < window.to && (event.end ?? event.start) > window.from),
+      );
+      return {
+        backed: inside.length >= least,
+        why: `${inside.length} event${inside.length === 1 ? "" : "s"} between ${window.from} and ${window.to}${inside.length > 0 ? `: ${inside.map((event) => event.title).join(", ")}` : ""}`,
+      };
+    }
   }
 }
 
@@ -295,9 +372,13 @@ function freeWindow(
   }
   if (quantity.window) {
     const from = quantity.rest && now && now > quantity.window.from ? now : quantity.window.from;
-    // "After the standup, the rest of the day is clear": the day starts when the standup ends.
-    const after = anchorTime(sentence.slice(0, at.start), facts, "after");
-    return { from: after && after > from ? after : from, to: quantity.window.to };
+    // "After the standup, the rest of the day is clear": the day starts when the standup ends; "before the
+    // standup, your morning is free" ends it when the standup starts.
+    const anchored = anchoredWindow(sentence.slice(0, at.start), facts);
+    return {
+      from: anchored && anchored.from > from ? anchored.from : from,
+      to: anchored && anchored.to < quantity.window.to ? anchored.to : quantity.window.to,
+    };
   }
   const [direction, target] = splitAnchor(quantity.anchor ?? "");
   if (target === "that") {
@@ -399,6 +480,14 @@ function eventsOn(facts: Facts, day: string): ItemFact[] | undefined {
     seen.add(key);
     return true;
   });
+}
+
+/** The days a sentence speaks of (its first day reference, else today) and the part of day it names. */
+function spokenOf(sentence: string, today: string): { dates: string[]; part: string | undefined } {
+  const reference = findDayReferences(sentence, today)[0];
+  const part =
+    reference?.part === "night" ? "evening" : reference?.part === undefined ? undefined : reference.part;
+  return { dates: reference && reference.dates.length > 0 ? reference.dates : [today], part };
 }
 
 function daySpokenOf(sentence: string, today: string): string {

@@ -9,7 +9,7 @@ import type { Evidence, FoundClaim } from "./types.ts";
 
 export type ItemState = "done" | "open" | "cancelled" | "moved" | "overdue";
 
-const DONE_WORDS = String.raw`finished|completed|complete|done|ticked\s+off|checked\s+off|crossed\s+off|wrapped\s+up|knocked\s+out|sorted(?:\s+out)?|taken\s+care\s+of|dealt\s+with|handled|closed|nailed|out\s+of\s+the\s+way|off\s+(?:your|the)\s+list|got\s+through|submitted|sent\s+off|paid`;
+const DONE_WORDS = String.raw`settled|finished|completed|complete|done|ticked\s+off|checked\s+off|crossed\s+off|wrapped\s+up|knocked\s+out|sorted(?:\s+out)?|taken\s+care\s+of|dealt\s+with|handled|closed|nailed|out\s+of\s+the\s+way|off\s+(?:your|the)\s+list|got\s+through|submitted|sent\s+off|paid`;
 
 const PATTERNS: Array<{ state: ItemState; pattern: RegExp }> = [
   {
@@ -32,7 +32,7 @@ const PATTERNS: Array<{ state: ItemState; pattern: RegExp }> = [
   {
     state: "cancelled",
     pattern:
-      /\b(?:cancell?ed|called\s+off|scrapped|axed|dropped\s+from\s+(?:your|the)\s+calendar|no\s+longer\s+(?:on|happening))\b/giu,
+      /\b(?:cancell?ed|called\s+off|scrapped|axed|dropped\s+from\s+(?:your|the)\s+calendar|no\s+longer\s+(?:on|happening|going\s+ahead)|(?:is|are|['’]s)\s+(?:now\s+)?off(?!\s+(?:to|the|your|at|for|until|till|work|duty))|(?:won['’]t|will\s+not|isn['’]t|is\s+not|aren['’]t|are\s+not)\s+(?:be\s+)?(?:happen(?:ing)?|go(?:ing)?\s+ahead|take\s+place|taking\s+place|running))\b/giu,
   },
   {
     state: "moved",

@@ -164,7 +164,7 @@ export const WEATHER_WORDS: Array<[string, WeatherWordClaim]> = [
     },
   ],
   [String.raw`dry|rain-free`, { kind: "condition", condition: "dry" }],
-  [String.raw`windy|breezy|gusty|gusts?|gales?|blustery|strong winds?`, { kind: "wind" }],
+  [String.raw`windy|breezy|gusty|gusts?|gales?|blustery|strong winds?|winds?(?!\s+(?:down|up)\b)`, { kind: "wind" }],
   [String.raw`scorching|sweltering|hot`, { kind: "feel", feel: "hot" }],
   [String.raw`freezing|frost|frosty|icy|below zero|sub-zero`, { kind: "feel", feel: "freezing" }],
   [String.raw`warm|balmy`, { kind: "feel", feel: "warm" }],
