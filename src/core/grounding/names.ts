@@ -65,11 +65,22 @@ export function findNameClaims(sentence: string, mask: Mask, options: GroundingO
       normalized: lower,
       start,
       end,
-      isBacked: (found) => found.texts.some((text) => hasStem(text.stems, wanted)),
+      isBacked: (found) => found.texts.some((text) => holdsName(text, lower, wanted)),
       reason: () => `no receipt, profile or known name holds "${word.replace(/['’]s$/u, "")}"`,
     });
   }
   return claims;
+}
+
+/**
+ * A receipt holds a name when it holds the word itself, or another form of it that is not merely its plural
+ * or singular: "Teams" (the app) is not backed by "Team standup", though "Priya's" is by "Priya".
+ */
+function holdsName(text: { words: string; stems: Set<string> }, lower: string, wanted: string): boolean {
+  if (` ${text.words} `.includes(` ${lower} `)) return true;
+  if (!hasStem(text.stems, wanted)) return false;
+  const plural = lower.endsWith("s") ? lower.slice(0, -1) : `${lower}s`;
+  return !` ${text.words} `.includes(` ${plural} `);
 }
 
 function hasStem(stems: Set<string>, wanted: string): boolean {
