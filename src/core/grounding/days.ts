@@ -41,7 +41,7 @@ const PART_WORD: Record<string, DayPart> = {
 
 /** Day words beyond the dates the date finder reads: today, tonight, parts of days, yesterday, weekends. */
 const DAY_WORDS =
-  /\b(?:(later\s+)?today|tonight|yesterday|(?:(this|tomorrow|yesterday)\s+)(morning|afternoon|evening|night|lunchtime)|(?:this|the|over\s+the|at\s+the|on\s+the)\s+weekend|weekend)(['’]s)?\b/giu;
+  /\b(?:(later\s+)?today|tonight|yesterday|(?:(this|tomorrow|yesterday|last)\s+)(morning|afternoon|evening|night|lunchtime)|(?:this|the|over\s+the|at\s+the|on\s+the)\s+weekend|weekend)(['’]s)?\b/giu;
 
 const WEEK_WORDS = /\b(next|last|this|later\s+this)\s+week\b/giu;
 
@@ -59,7 +59,7 @@ export function findDayReferences(sentence: string, localDate: string): DayRefer
         : undefined;
     const dates = /weekend/.test(word)
       ? weekendDays(localDate)
-      : word.startsWith("yesterday") || anchor === "yesterday"
+      : word.startsWith("yesterday") || anchor === "yesterday" || anchor === "last"
         ? [addDays(localDate, -1)]
         : anchor === "tomorrow"
           ? [addDays(localDate, 1)]

@@ -11,7 +11,7 @@ import type { Mask } from "./mask.ts";
 import { findTimes } from "./times.ts";
 import type { Evidence, FoundClaim, GroundingOptions } from "./types.ts";
 import { ANY_WEATHER_WORD } from "./weather-lexicon.ts";
-import { NUMBER_WORD_PATTERN, numberWordValue } from "./words.ts";
+import { CLOCK_WORD_PATTERN, clockHour, NUMBER_WORD_PATTERN, numberWordValue } from "./words.ts";
 
 const EVENT_NOUN = String.raw`(?:events?|meetings?|appointments?|calls?|commitments?|things?\s+(?:on|in)\s+(?:your|the)\s+(?:calendar|diary|schedule|agenda)|plans?)`;
 const TASK_NOUN = String.raw`(?:tasks?|to-?dos?|deadlines?|errands?)`;
@@ -43,6 +43,7 @@ const NO_OTHER = new RegExp(
 /** Busy words and how many events each needs in its part of the day: "busy" one, "packed" two. */
 const BUSY_WORDS: Record<string, number> = {
   busy: 1,
+  booked: 1,
   full: 2,
   packed: 2,
   "jam-packed": 2,
@@ -60,9 +61,12 @@ const BUSY_WORD = Object.keys(BUSY_WORDS)
   .map((word) => word.replace(/\s/gu, "\\s+"))
   .join("|");
 const BUSY = new RegExp(
-  String.raw`\b(?:your|the)\s+(?:whole\s+|entire\s+)?(day|morning|afternoon|evening)\s+(?:is|looks|will\s+be|['’]s|seems)\s+(?:pretty\s+|really\s+|very\s+|totally\s+|quite\s+)?(${BUSY_WORD})\b|\b(?:a|an)\s+(?:really\s+|very\s+|pretty\s+)?(${BUSY_WORD})\s+(day|morning|afternoon|evening)\b|\b(?:you['’]re|you\s+are)\s+(?:pretty\s+|really\s+)?(${BUSY_WORD})\b(?:\s+(?:this|all)\s+(morning|afternoon|evening|day))?`,
+  String.raw`\b(?:your|the)\s+(?:whole\s+|entire\s+)?(day|morning|afternoon|evening)\s+(?:is|looks|will\s+be|['’]s|seems)\s+(?:pretty\s+|really\s+|very\s+|totally\s+|quite\s+|completely\s+|fully\s+|entirely\s+)?(${BUSY_WORD})\b|\b(?:a|an)\s+(?:really\s+|very\s+|pretty\s+)?(${BUSY_WORD})\s+(day|morning|afternoon|evening)\b|\b(?:you['’]re|you\s+are)\s+(?:pretty\s+|really\s+)?(${BUSY_WORD})\b(?:\s+(?:this|all)\s+(morning|afternoon|evening|day))?`,
   "giu",
 );
+/** "the afternoon has nothing in it", "your morning holds nothing": free time over that part. */
+const PART_HAS_NOTHING =
+  /\b(?:the|your)\s+(day|morning|afternoon|evening)\s+(?:has|holds|contains)\s+(?:nothing|no\s+(?:meetings|events|plans|calls))\b/giu;
 /** "nothing tonight", "no plans tonight": free time over the evening. */
 const NOTHING_TONIGHT =
   /\b(?:nothing|no\s+(?:other\s+)?(?:plans|meetings|events))\s+(?:else\s+)?(?:on\s+|booked\s+|planned\s+|scheduled\s+)?tonight\b/giu;
@@ -110,7 +114,19 @@ export function findQuantityClaims(
     const part = (match[1] ?? match[4] ?? match[6] ?? "day").toLowerCase();
     found.push({
       ...span(match),
-      quantity: { kind: "busy", window: partWindow(part), least: BUSY_WORDS[word] ?? 1 },
+      quantity: {
+        kind: "busy",
+        window: partWindow(part),
+        // "completely booked" says more than "booked": more than one event.
+        least: Math.max(BUSY_WORDS[word] ?? 1, /\b(?:completely|fully|totally|entirely)\b/iu.test(match[0]) ? 2 : 1),
+      },
+    });
+  }
+  for (const match of sentence.matchAll(PART_HAS_NOTHING)) {
+    const part = (match[1] ?? "day").toLowerCase();
+    found.push({
+      ...span(match),
+      quantity: { kind: "free", window: partWindow(part), anchor: undefined, rest: false },
     });
   }
   for (const match of sentence.matchAll(NOTHING_TONIGHT)) {
@@ -401,13 +417,21 @@ function splitAnchor(anchor: string): [string, string] {
   return at < 0 ? [anchor, ""] : [anchor.slice(0, at), anchor.slice(at + 1)];
 }
 
+const BARE_END = new RegExp(String.raw`\b(${CLOCK_WORD_PATTERN})\b\s*$`, "iu");
+const BARE_START = new RegExp(String.raw`^\s*(${CLOCK_WORD_PATTERN})\b`, "iu");
+
 /** A clock time the text ends at or starts from: a time written, or a named event's end (or start). */
 function anchorTime(text: string, facts: Facts, direction: "after" | "until"): string | undefined {
   const times = findTimes(text);
   const last = times.at(-1);
   if (last) return daytime(last.readings);
-  const bare = /\b(\d{1,2})\b\s*$/u.exec(text.trim()) ?? /^\s*(\d{1,2})\b/u.exec(text);
-  if (bare) return daytime([`${String(Number(bare[1])).padStart(2, "0")}:00`]);
+  // A bare hour, in figures or words ("until 3", "from four"): the reading in waking hours.
+  const bare = BARE_END.exec(text.trim()) ?? BARE_START.exec(text);
+  const hour = bare ? (clockHour(bare[1] ?? "") ?? Number(bare[1])) : Number.NaN;
+  if (Number.isInteger(hour) && hour >= 0 && hour <= 23) {
+    const padded = (value: number) => `${String(value).padStart(2, "0")}:00`;
+    return daytime(hour >= 1 && hour <= 12 ? [padded(hour), padded((hour + 12) % 24)] : [padded(hour)]);
+  }
   const events = mentionedItems(text, facts).filter((mention) => mention.item.family === "event");
   const event = events.at(-1)?.item;
   if (!event?.start) return undefined;
@@ -427,6 +451,12 @@ function anchoredWindow(text: string, facts: Facts): Window | undefined {
     // An end earlier than the start is on another day ("between the market and tomorrow's run"): to midnight.
     return from && to ? { from, to: to > from ? to : "23:59" } : undefined;
   }
+  const range = /\bfrom\s+(.+?)\s+(?:until|till|to)\s+(.+?)[\s,]*$/iu.exec(text);
+  if (range) {
+    const from = anchorTime(range[1] ?? "", facts, "after");
+    const to = anchorTime(range[2] ?? "", facts, "until");
+    return from && to ? { from, to: to > from ? to : "23:59" } : undefined;
+  }
   const after = /\b(?:after|once|following|when|past|beyond)\s+([^,;]+?)[\s,]*$/iu.exec(text);
   if (after) {
     const from = anchorTime(after[1] ?? "", facts, "after");
@@ -444,6 +474,7 @@ function anchoredWindow(text: string, facts: Facts): Window | undefined {
 function daytime(readings: readonly string[]): string {
   if (readings.length === 1) return readings[0] ?? "12:00";
   const hour = Number(readings[0]?.slice(0, 2));
+  // "until 3" is 15:00, "until 10" 10:00; 7 is morning or evening alike, and the morning reading is kept.
   if (hour >= 1 && hour <= 6) return readings[1] ?? readings[0] ?? "12:00";
   return readings[0] ?? "12:00";
 }

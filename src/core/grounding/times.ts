@@ -223,7 +223,9 @@ export function findTimeClaims(sentence: string, mask: Mask, evidence?: Evidence
       mention.end,
       (item) => itemTimes(item, "any", true).length > 0,
     );
-    const own = bound.flatMap((found) => timesOf(found.item));
+    // "From four until the gym": a time at one end of a range whose other end is an item is not that item's.
+    const rangeToItem = /^\s*(?:until|till|to|and)\s+(?:the|your)\b/iu.test(sentence.slice(mention.end));
+    const own = rangeToItem ? [] : bound.flatMap((found) => timesOf(found.item));
     claims.push({
       kind: "time",
       text: mention.text,

@@ -157,7 +157,7 @@ export const WEATHER_WORDS: Array<[string, WeatherWordClaim]> = [
   [String.raw`snow|snowy|snowfall|snowing|flurries|blizzards?`, { kind: "condition", condition: "snow" }],
   [String.raw`showers|showery`, { kind: "condition", condition: "showers" }],
   [
-    String.raw`rain|rainy|raining|rainfall|downpours?|wet|soggy|umbrella|rain ?coat|wellies`,
+    String.raw`rain|rainy|raining|rainfall|downpours?|wet|soggy|washout|umbrella|brolly|rain ?coat|wellies`,
     {
       kind: "condition",
       condition: "rain",
@@ -166,7 +166,7 @@ export const WEATHER_WORDS: Array<[string, WeatherWordClaim]> = [
   [String.raw`dry|rain-free`, { kind: "condition", condition: "dry" }],
   [String.raw`windy|breezy|gusty|gusts?|gales?|blustery|strong winds?|winds?(?!\s+(?:down|up)\b)`, { kind: "wind" }],
   [String.raw`scorching|sweltering|hot`, { kind: "feel", feel: "hot" }],
-  [String.raw`freezing|frost|frosty|icy|below zero|sub-zero`, { kind: "feel", feel: "freezing" }],
+  [String.raw`freezing|frost|frosty|icy|ice|cold snap|below zero|sub-zero`, { kind: "feel", feel: "freezing" }],
   [String.raw`warm|balmy`, { kind: "feel", feel: "warm" }],
   [String.raw`cold|chilly|nippy|bitter`, { kind: "feel", feel: "cold" }],
   [String.raw`cool`, { kind: "feel", feel: "cool" }],
