@@ -28,7 +28,8 @@ function bindingStems(title: string): string[] {
 
 const COMPOUND = /(?<![\d:])\d{1,2}[:/-]\d{1,2}(?![\d:])/gu;
 /** A number that counts or measures ("61 tasks", "16 degrees") names no item, even one titled "item 61". */
-const COUNTED = /^\s*(?:%|°|tasks?|events?|meetings?|items?|things?|more|others|of\s+them|degrees?|minutes?|hours?)\b/iu;
+const COUNTED =
+  /^\s*(?:%|°|tasks?|events?|meetings?|items?|things?|more|others|of\s+them|degrees?|minutes?|hours?)\b/iu;
 
 interface Token {
   stem: string;
@@ -38,7 +39,10 @@ interface Token {
 
 function tokens(sentence: string): Token[] {
   const words = [...sentence.matchAll(/[\p{L}\p{N}]+/gu)]
-    .filter((match) => !/^\d+$/u.test(match[0]) || !COUNTED.test(sentence.slice((match.index ?? 0) + match[0].length)))
+    .filter(
+      (match) =>
+        !/^\d+$/u.test(match[0]) || !COUNTED.test(sentence.slice((match.index ?? 0) + match[0].length)),
+    )
     .map((match) => ({
       stem: stem(match[0].toLowerCase().replace(/['’]s$/u, "")),
       start: match.index ?? 0,

@@ -101,8 +101,7 @@ function claimsOf(
     // receipt holds the name itself: "Acme's Leeds office" binds to Acme's items by "Acme" alone.
     ...findNameClaims(sentence, mask, options).filter(
       (name) =>
-        !items.some((item) => item.start <= name.start && name.end <= item.end) ||
-        !name.isBacked(evidence),
+        !items.some((item) => item.start <= name.start && name.end <= item.end) || !name.isBacked(evidence),
     ),
   ];
   return found.sort((a, b) => a.start - b.start || a.end - b.end);

@@ -75,7 +75,14 @@ export function findDayReferences(sentence: string, localDate: string): DayRefer
     const dates = Array.from({ length: 7 }, (_, index) => addDays(first, index)).filter(
       (date) => which !== "later this" || date > localDate,
     );
-    found.push({ start, end: start + match[0].length, text: match[0], dates, part: undefined, possessive: false });
+    found.push({
+      start,
+      end: start + match[0].length,
+      text: match[0],
+      dates,
+      part: undefined,
+      possessive: false,
+    });
   }
   for (const mention of readDates(sentence, localDate)) {
     if (found.some((other) => other.start < mention.end && mention.start < other.end)) continue;

@@ -104,7 +104,11 @@ export function findQuantityClaims(
   }
   for (const match of sentence.matchAll(NO_OTHER)) {
     // "nothing else booked before the gym" is free time up to the gym: the free-time reading takes it.
-    if (/^\s+(?:until|till|til|before|after|up\s+to)\b/iu.test(sentence.slice((match.index ?? 0) + match[0].length)))
+    if (
+      /^\s+(?:until|till|til|before|after|up\s+to)\b/iu.test(
+        sentence.slice((match.index ?? 0) + match[0].length),
+      )
+    )
       continue;
     const noun = (match[1] ?? (match[2] ? "task" : "event")).toLowerCase();
     found.push({ ...span(match), quantity: { kind: "no_other", family: familyOf(noun, sentence), scope } });
@@ -118,7 +122,10 @@ export function findQuantityClaims(
         kind: "busy",
         window: partWindow(part),
         // "completely booked" says more than "booked": more than one event.
-        least: Math.max(BUSY_WORDS[word] ?? 1, /\b(?:completely|fully|totally|entirely)\b/iu.test(match[0]) ? 2 : 1),
+        least: Math.max(
+          BUSY_WORDS[word] ?? 1,
+          /\b(?:completely|fully|totally|entirely)\b/iu.test(match[0]) ? 2 : 1,
+        ),
       },
     });
   }
@@ -139,7 +146,11 @@ export function findQuantityClaims(
     // "Between the standup and the gym, you have nothing else": a bare "nothing" speaks of its clause's window.
     const start = match.index ?? 0;
     const after = sentence.slice(start + match[0].length);
-    if (/^\s+(?:until|till|til|before|after|up\s+to|between|due|overdue|to|new|changed|has|have|had)\b/iu.test(after))
+    if (
+      /^\s+(?:until|till|til|before|after|up\s+to|between|due|overdue|to|new|changed|has|have|had)\b/iu.test(
+        after,
+      )
+    )
       continue;
     if (!anchoredWindow(sentence.slice(0, start), facts)) continue;
     found.push({ ...span(match), quantity: { kind: "no_other", family: "event", scope } });
@@ -148,7 +159,12 @@ export function findQuantityClaims(
     // "A chilly, clear morning" describes the weather: a weather word in the same phrase makes "clear" its word.
     if (
       /^an?\s/iu.test(match[0]) &&
-      ANY_WEATHER_WORD.test(sentence.slice(Math.max(0, (match.index ?? 0) - 24), match.index ?? 0).split(/[.;:!?]|\band\s+then\b/u).at(-1) ?? "")
+      ANY_WEATHER_WORD.test(
+        sentence
+          .slice(Math.max(0, (match.index ?? 0) - 24), match.index ?? 0)
+          .split(/[.;:!?]|\band\s+then\b/u)
+          .at(-1) ?? "",
+      )
     )
       continue;
     const part = (match[1] ?? match[3] ?? match[4] ?? match[5] ?? "").toLowerCase();
@@ -284,7 +300,8 @@ function judge(
         facts,
         (item) => item.family === "event" && item.date === day,
       );
-      const window = quantity.kind === "no_other" ? anchoredWindow(sentence.slice(0, at.start), facts) : undefined;
+      const window =
+        quantity.kind === "no_other" ? anchoredWindow(sentence.slice(0, at.start), facts) : undefined;
       if (window) {
         // "Once the gym is done at 7pm, nothing else is planned": nothing else inside the anchors' window.
         const exempt = exemptEvents(sentence, facts);

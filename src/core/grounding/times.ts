@@ -83,7 +83,8 @@ const PATTERNS: { pattern: RegExp; read: (match: RegExpExecArray) => string[] | 
       if (
         /to|before/iu.test(match[2] ?? "") &&
         ambiguous &&
-        (/^\d/u.test(match[1] ?? "") || /\b(?:from|between|runs?|running|open|opens|lasts?|is)\s+$/iu.test(before))
+        (/^\d/u.test(match[1] ?? "") ||
+          /\b(?:from|between|runs?|running|open|opens|lasts?|is)\s+$/iu.test(before))
       )
         return null;
       return /past|after/iu.test(match[2] ?? "")
@@ -201,15 +202,16 @@ export function findTimeClaims(sentence: string, mask: Mask, evidence?: Evidence
     const before = sentence.slice(Math.max(0, mention.start - 40), mention.start);
     const end = sentence.slice(0, mention.start);
     // "X is at 3" names its start; an end needs its own words ("until", "wraps up", "is over by").
-    const which: Which = /\b(?:starts?|starting|begins?|beginning|kicks?\s+off|from|(?:is|are|['’]s)\s+(?:still\s+|now\s+)?at)\s+(?:at\s+)?$/iu.test(
-      end,
-    )
-      ? "start"
-      : /\b(?:ends?|ending|finish(?:es)?|finishing|wraps?\s+up|wrapping\s+up|until|till|over|done|out|runs\s+until)\s+(?:at\s+|by\s+)?$/iu.test(
-            end,
-          )
-        ? "end"
-        : "any";
+    const which: Which =
+      /\b(?:starts?|starting|begins?|beginning|kicks?\s+off|from|(?:is|are|['’]s)\s+(?:still\s+|now\s+)?at)\s+(?:at\s+)?$/iu.test(
+        end,
+      )
+        ? "start"
+        : /\b(?:ends?|ending|finish(?:es)?|finishing|wraps?\s+up|wrapping\s+up|until|till|over|done|out|runs\s+until)\s+(?:at\s+|by\s+)?$/iu.test(
+              end,
+            )
+          ? "end"
+          : "any";
     // A moved event's old time is its time only where the sentence speaks of the move ("moved from 11").
     const moved =
       /\b(?:from|was|were|originally|previously|had\s+been|moved|rescheduled|earlier|used\s+to)\b/iu.test(

@@ -164,9 +164,15 @@ export const WEATHER_WORDS: Array<[string, WeatherWordClaim]> = [
     },
   ],
   [String.raw`dry|rain-free`, { kind: "condition", condition: "dry" }],
-  [String.raw`windy|breezy|gusty|gusts?|gales?|blustery|strong winds?|winds?(?!\s+(?:down|up)\b)`, { kind: "wind" }],
+  [
+    String.raw`windy|breezy|gusty|gusts?|gales?|blustery|strong winds?|winds?(?!\s+(?:down|up)\b)`,
+    { kind: "wind" },
+  ],
   [String.raw`scorching|sweltering|hot`, { kind: "feel", feel: "hot" }],
-  [String.raw`freezing|frost|frosty|icy|ice|cold snap|below zero|sub-zero`, { kind: "feel", feel: "freezing" }],
+  [
+    String.raw`freezing|frost|frosty|icy|ice|cold snap|below zero|sub-zero`,
+    { kind: "feel", feel: "freezing" },
+  ],
   [String.raw`warm|balmy`, { kind: "feel", feel: "warm" }],
   [String.raw`cold|chilly|nippy|bitter`, { kind: "feel", feel: "cold" }],
   [String.raw`cool`, { kind: "feel", feel: "cool" }],

@@ -59,10 +59,16 @@ export function findWeatherClaims(sentence: string, mask: Mask, evidence: Eviden
   const named = mentionedItems(sentence, evidence.facts).filter((mention) => mention.item.family !== "task");
   claims.push(...rainChanceClaims(sentence, mask, days));
   // "A chilly, clear morning": beside another weather word, "clear" (or "bright") describes the sky.
-  for (const match of sentence.matchAll(/\b(clear|bright)(?=\s+(?:day|morning|afternoon|evening|night|start)\b)/giu)) {
+  for (const match of sentence.matchAll(
+    /\b(clear|bright)(?=\s+(?:day|morning|afternoon|evening|night|start)\b)/giu,
+  )) {
     const start = match.index ?? 0;
     const end = start + match[0].length;
-    const phrase = sentence.slice(Math.max(0, start - 24), start).split(/[.;:!?]/u).at(-1) ?? "";
+    const phrase =
+      sentence
+        .slice(Math.max(0, start - 24), start)
+        .split(/[.;:!?]/u)
+        .at(-1) ?? "";
     if (!ANY_WEATHER_WORD.test(phrase) || !mask.take(start, end)) continue;
     const wanted: Wanted = {
       kind: "condition",

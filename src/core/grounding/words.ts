@@ -92,7 +92,11 @@ function valuesOf(words: string[], first: number): Map<string, number> {
  * "one" and anything else is not counted.
  */
 export function numberWordValue(word: string): number | null {
-  const lower = word.toLowerCase().trim().replace(/^an?\s+/u, "").replace(/\s+of$/u, "");
+  const lower = word
+    .toLowerCase()
+    .trim()
+    .replace(/^an?\s+/u, "")
+    .replace(/\s+of$/u, "");
   const small = NUMBER_WORDS.get(lower) ?? COUNT_PHRASES.get(lower);
   if (small !== undefined) return small;
   const [tens = "", unit, extra] = lower.split(/[\s-]+/u);

@@ -1,6 +1,7 @@
 /**
  * The tuning corpus: natural sentences over the planted days (days.ts), each an honest paraphrase of what
- * the receipts show or a lie of one kind. The held-out corpus (held-out.ts) is scored but never tuned on.
+ * the receipts show or a lie of one kind. The held-out corpus (held-out.ts) is scored beside it; the untouched
+ * check set (untouched.ts) is only ever measured.
  */
 export type LieKind =
   | "day"
