@@ -41,7 +41,7 @@ const PART_WORD: Record<string, DayPart> = {
 
 /** Day words beyond the dates the date finder reads: today, tonight, parts of days, yesterday, weekends. */
 const DAY_WORDS =
-  /\b(?:(later\s+)?today|tonight|yesterday|(?:(this|tomorrow|yesterday|last)\s+)(morning|afternoon|evening|night|lunchtime)|(?:this|the|over\s+the|at\s+the|on\s+the)\s+weekend|weekend)(['’]s)?\b/giu;
+  /\b(?:(later\s+)?today|tonight|yesterday|(?:(this|tomorrow|yesterday|last|in\s+the)\s+)(morning|afternoon|evening|night|lunchtime)|(?:this|the|over\s+the|at\s+the|on\s+the)\s+weekend|weekend)(['’]s)?\b/giu;
 
 const WEEK_WORDS = /\b(next|last|this|later\s+this)\s+week\b/giu;
 
@@ -185,6 +185,9 @@ function dayFits(item: ItemFact, reference: DayReference, sentence: string): Day
     );
   const days = starts ? [item.date] : ends ? [item.lastDate ?? item.date] : spanOf(item);
   if (!reference.dates.some((date) => days.includes(date))) return "wrong";
+  // "The offsite is only today": every day of it must be one the sentence names.
+  if (/\b(?:only|just)\s+$/iu.test(clauseStart) && !days.every((date) => reference.dates.includes(date)))
+    return "wrong";
   if (reference.part === undefined || item.allDay || item.start === undefined) return "fits";
   const [from, to] = PART_RANGES[reference.part];
   const end = item.end ?? item.start;

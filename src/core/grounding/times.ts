@@ -202,7 +202,10 @@ export function findTimeClaims(sentence: string, mask: Mask, evidence?: Evidence
     const before = sentence.slice(Math.max(0, mention.start - 40), mention.start);
     const end = sentence.slice(0, mention.start);
     // "X is at 3" names its start; an end needs its own words ("until", "wraps up", "is over by").
+    // "Moved to 3pm" names the new start, and only it.
+    const movedTo = MOVED_TO.test(end);
     const which: Which =
+      movedTo ||
       /\b(?:starts?|starting|begins?|beginning|kicks?\s+off|from|(?:is|are|['’]s)\s+(?:still\s+|now\s+)?at)\s+(?:at\s+)?$/iu.test(
         end,
       )
@@ -214,17 +217,21 @@ export function findTimeClaims(sentence: string, mask: Mask, evidence?: Evidence
           : "any";
     // A moved event's old time is its time only where the sentence speaks of the move ("moved from 11").
     const moved =
+      !movedTo &&
       /\b(?:from|was|were|originally|previously|had\s+been|moved|rescheduled|earlier|used\s+to)\b/iu.test(
         before,
       );
     const timesOf = (item: ItemFact) => itemTimes(item, which, moved);
-    const bound = nearestItems(
-      mentions,
-      sentence,
-      mention.start,
-      mention.end,
-      (item) => itemTimes(item, "any", true).length > 0,
+    const timed = (item: ItemFact) => itemTimes(item, "any", true).length > 0;
+    // "the farmers market from 9 and dinner at 7": a time right after an item (a cue word between) is its.
+    const adjacent = mentions.filter(
+      (found) =>
+        found.end <= mention.start &&
+        timed(found.item) &&
+        ADJACENT_CUE.test(sentence.slice(found.end, mention.start)),
     );
+    const bound =
+      adjacent.length > 0 ? adjacent : nearestItems(mentions, sentence, mention.start, mention.end, timed);
     // "From four until the gym": a time at one end of a range whose other end is an item is not that item's.
     const rangeToItem = /^\s*(?:until|till|to|and)\s+(?:the|your)\b/iu.test(sentence.slice(mention.end));
     const own = rangeToItem ? [] : bound.flatMap((found) => timesOf(found.item));
@@ -263,6 +270,11 @@ export function findTimeClaims(sentence: string, mask: Mask, evidence?: Evidence
   }
   return claims;
 }
+
+const MOVED_TO =
+  /\b(?:moved|pushed(?:\s+back|\s+out)?|rescheduled|shifted|changed|bumped|brought\s+forward|postponed|delayed)\s+(?:back\s+)?(?:to|till|until|for)\s+(?:at\s+)?$/iu;
+/** What may stand between an item and its time: "the market from 9", "the standup at 9:30", "lunch, 12:30". */
+const ADJACENT_CUE = /^(?:['’]s)?\s*(?:,\s*)?(?:(?:is\s+|starts\s+|begins\s+|runs\s+)?(?:at|from)\s+)?$/iu;
 
 /** "at 10", "wraps up by 10.": an hour after a time word, where the sentence ends or moves on. */
 const BARE_HOUR =

@@ -51,13 +51,14 @@ const FEEL_CONTEXT =
 
 export function findWeatherClaims(sentence: string, mask: Mask, evidence: Evidence): FoundClaim[] {
   if (!WEATHER_SENTENCE.test(sentence) && !(FEEL_WORDS.test(sentence) && FEEL_CONTEXT.test(sentence)))
-    return [];
+    return FEEL_CONTEXT.test(sentence) ? comparisonClaims(sentence, mask, evidence.facts.localDate) : [];
   const claims: FoundClaim[] = [];
   const days = daysSpokenOf(sentence, evidence.facts.localDate);
   const now = /\b(?:right now|currently|at the moment|this minute|already)\b/iu.test(sentence);
   // "Storm Bert heads for Wales" is a headline, and "Rain check with Sam" an event: their words are names.
   const named = mentionedItems(sentence, evidence.facts).filter((mention) => mention.item.family !== "task");
   claims.push(...rainChanceClaims(sentence, mask, days));
+  claims.push(...comparisonClaims(sentence, mask, evidence.facts.localDate));
   // "A chilly, clear morning": beside another weather word, "clear" (or "bright") describes the sky.
   for (const match of sentence.matchAll(
     /\b(clear|bright)(?=\s+(?:day|morning|afternoon|evening|night|start)\b)/giu,
@@ -166,6 +167,51 @@ function fits(day: ForecastDay, wanted: Wanted): boolean {
     case "feel":
       return feelFits(wanted.feel, day.low, day.high);
   }
+}
+
+const WARMER = /^(?:warmer|milder|hotter|balmier)$/iu;
+const COMPARISON =
+  /\b(warmer|milder|hotter|balmier|colder|cooler|chillier)\b(?:\s+than\s+(today|tomorrow|yesterday))?/giu;
+
+/**
+ * "Tomorrow will be warmer than today": the day spoken of against the one it is compared with ("than …", else
+ * today), by their highs; with either day missing from the forecast the claim is unbacked. Today "colder" with
+ * nothing named to compare is left alone.
+ */
+function comparisonClaims(sentence: string, mask: Mask, today: string): FoundClaim[] {
+  const claims: FoundClaim[] = [];
+  for (const match of sentence.matchAll(COMPARISON)) {
+    const start = match.index ?? 0;
+    const end = start + match[0].length;
+    if (!mask.isFree(start, end)) continue;
+    const than = match[2]?.toLowerCase();
+    const named = findDayReferences(sentence.slice(0, start) + sentence.slice(end), today)
+      .flatMap((reference) => reference.dates)
+      .filter((date) => date !== undefined);
+    const day = named[0] ?? today;
+    const offset = { today: 0, tomorrow: 1, yesterday: -1 }[than ?? ""];
+    // "A colder day" with nothing to compare it with in the receipts is a feel, not a comparison to check.
+    if (offset === undefined && day === today) continue;
+    const base = offset !== undefined ? addDays(today, offset) : today;
+    const warmer = WARMER.test(match[1] ?? "");
+    mask.take(start, end);
+    const highOf = (evidence: Evidence, date: string) =>
+      evidence.facts.forecast.find((entry) => entry.date === date)?.high;
+    claims.push({
+      kind: "weather",
+      text: match[0],
+      normalized: `${warmer ? "warmer" : "colder"}:${day}>${base}`,
+      start,
+      end,
+      isBacked: (evidence) => {
+        const [a, b] = [highOf(evidence, day), highOf(evidence, base)];
+        return a !== undefined && b !== undefined && (warmer ? a > b : a < b);
+      },
+      reason: (evidence) =>
+        `the forecast gives a high of ${highOf(evidence, day) ?? "nothing"} on ${day} and ${highOf(evidence, base) ?? "nothing"} on ${base}`,
+    });
+  }
+  return claims;
 }
 
 /** Rain chances written as a number ("a 10% chance of rain") or in words ("a slight chance of showers"). */
