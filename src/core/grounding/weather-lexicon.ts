@@ -25,6 +25,8 @@ export const WEATHER_THRESHOLDS = {
   rainLikelyPercent: 50,
   /** "A chance of showers", "might rain", "bring an umbrella just in case": at or above this. */
   rainPossiblePercent: 25,
+  /** "A small chance of rain", "a slight risk of showers": the chance must stay below this. */
+  lowChanceBelowPercent: 50,
   /** "Dry", "no rain": the chance must stay below this, and the code must not be wet. */
   dryBelowPercent: 30,
   /** "Windy", "breezy", "gusty": wind at or above this, km/h. */

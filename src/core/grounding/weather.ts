@@ -108,22 +108,63 @@ export function findWeatherClaims(sentence: string, mask: Mask, evidence: Eviden
           after,
         );
       const hedged = HEDGE.test(sentence);
-      const wanted = resolve(claim, negated, hedged);
+      const low = LOW_CHANCE.test(before);
+      const wanted: Wanted =
+        low && claim.kind === "condition" && !negated ? { kind: "low_chance" } : resolve(claim, negated, hedged);
+      // Each word is said of the day of its own part of the sentence: "light snow, clearing tomorrow".
+      const own = daysAt(sentence, start, evidence.facts.localDate) ?? days;
       claims.push({
         kind: "weather",
         text: match[0],
-        normalized: `${describe(wanted)}@${days.join("|")}`,
+        normalized: `${describe(wanted)}@${own.join("|")}`,
         start,
         end,
-        isBacked: (found) => backed(found, wanted, days, now),
-        reason: (found) => reasonFor(found, wanted, days),
+        isBacked: (found) => backed(found, wanted, own, now),
+        reason: (found) => reasonFor(found, wanted, own),
       });
     }
   }
   return claims;
 }
 
-type Wanted = WeatherWordClaim | { kind: "dry" } | { kind: "possible"; condition: "rain" | "snow" | "storm" };
+type Wanted =
+  | WeatherWordClaim
+  | { kind: "dry" }
+  | { kind: "low_chance" }
+  | { kind: "possible"; condition: "rain" | "snow" | "storm" };
+
+/** "only a small chance of rain", "a slight risk of showers": a low chance, true of a dry-ish day. */
+const LOW_CHANCE =
+  /\b(?:small|slight|slim|low|tiny|little|remote|outside|minimal)\s+(?:chance|risk|probability|odds|possibility)\s+(?:of\s+)?(?:a\s+|any\s+|some\s+)?$/iu;
+
+/** Where a sentence turns from one day's weather to another's: "light snow, clearing tomorrow". */
+const TURN = /[,;:]\s*|\s+[—–-]\s+|\s+(?:then|turning|becoming|clearing|easing|followed\s+by|before|later|but|while)\s+/giu;
+
+/**
+ * The days the part of the sentence holding `at` speaks of: its own day words, else the last ones before it
+ * ("Tomorrow brings rain, so take an umbrella"); undefined when the sentence names none at all.
+ */
+function daysAt(sentence: string, at: number, today: string): string[] | undefined {
+  if (!today) return undefined;
+  const references = findDayReferences(sentence, today).filter((reference) =>
+    reference.dates.some((date) => date >= addDays(today, -1)),
+  );
+  if (references.length === 0) return undefined;
+  let from = 0;
+  let to = sentence.length;
+  for (const turn of sentence.matchAll(TURN)) {
+    const index = turn.index ?? 0;
+    if (index + turn[0].length <= at) from = index + turn[0].length;
+    else if (index >= at) {
+      to = index;
+      break;
+    }
+  }
+  const inPart = references.filter((reference) => reference.start < to && reference.end > from);
+  const chosen = inPart.length > 0 ? inPart : references.filter((reference) => reference.end <= from).slice(-1);
+  if (chosen.length === 0) return [today];
+  return [...new Set(chosen.flatMap((reference) => reference.dates))];
+}
 
 function resolve(claim: WeatherWordClaim, negated: boolean, hedged: boolean): Wanted {
   if (claim.kind !== "condition") return claim;
@@ -160,6 +201,8 @@ function fits(day: ForecastDay, wanted: Wanted): boolean {
         day.conditions.has(wanted.condition) ||
         (wanted.condition === "rain" && chance !== undefined && chance >= t.rainPossiblePercent)
       );
+    case "low_chance":
+      return chance === undefined ? day.conditions.has("dry") : chance < t.lowChanceBelowPercent;
     case "possible_rain":
       return day.conditions.has("wet") || (chance !== undefined && chance >= t.rainPossiblePercent);
     case "wind":
