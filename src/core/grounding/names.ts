@@ -35,9 +35,30 @@ const WORD = /[\p{L}][\p{L}\p{N}'’-]*/gu;
 const PERSON_CUE =
   /^(?:['’]s\s+(?:team|office|assistant))?\s*(?:from\s+(?:the\s+)?\p{L}+(?:\s+\p{Ll}+)?\s+)?(?:wants|wanted|asked|asks|says|said|needs|would\s+like|is\s+joining|will\s+join|joins|is\s+coming|is\s+visiting|called|emailed|e-mailed|texted|messaged|rang|phoned|replied|wrote|sent|mentioned|confirmed|pinged|reached\s+out|dropped\s+by|stopped\s+by)\b/u;
 
+/** People named by who they are to someone: "Sam and his sister", "your manager", "a colleague". */
+const RELATION =
+  /\b(?:his|her|their|your|a|an)\s+(sister|brother|mum|mom|mother|dad|father|parents|wife|husband|partner|girlfriend|boyfriend|fianc[eé]e?|boss|manager|colleague|co-?worker|friend|cousin|aunt|uncle|neighbou?r|son|daughter|kids|children|teammate|client|assistant|lawyer|solicitor|accountant|landlord|landlady|doctor|dentist|plumber|electrician|builder)s?\b/giu;
+
 export function findNameClaims(sentence: string, mask: Mask, options: GroundingOptions): FoundClaim[] {
   const known = knownStems(options);
   const claims: FoundClaim[] = [];
+  for (const match of sentence.matchAll(RELATION)) {
+    const start = (match.index ?? 0) + match[0].length - (match[1]?.length ?? 0);
+    const end = (match.index ?? 0) + match[0].length;
+    const lower = (match[1] ?? "").toLowerCase();
+    const wanted = stem(lower);
+    if (!mask.isFree(start, end) || known.some((name) => stemsMatch(name, wanted))) continue;
+    claims.push({
+      kind: "name",
+      text: match[0],
+      normalized: lower,
+      start,
+      end,
+      // A role the receipts speak of ("Email the plumber", "Dentist appointment") is theirs to mention.
+      isBacked: (found) => found.texts.some((text) => hasStem(text.stems, wanted)),
+      reason: () => `no receipt or the profile speaks of "${match[0]}"`,
+    });
+  }
   const words = [...sentence.matchAll(WORD)];
   for (const [index, match] of words.entries()) {
     const word = match[0];

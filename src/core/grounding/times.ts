@@ -272,7 +272,7 @@ export function findTimeClaims(sentence: string, mask: Mask, evidence?: Evidence
 }
 
 const MOVED_TO =
-  /\b(?:moved|pushed(?:\s+back|\s+out)?|rescheduled|shifted|changed|bumped|brought\s+forward|postponed|delayed)\s+(?:back\s+)?(?:to|till|until|for)\s+(?:at\s+)?$/iu;
+  /\b(?:moved|pushed(?:\s+back|\s+out)?|rescheduled|shifted|changed|bumped|brought\s+forward|postponed|delayed)\s+(?:back\s+)?(?:from\s+[^,;]{1,24}?\s+)?(?:to|till|until|for)\s+(?:at\s+)?$/iu;
 /** What may stand between an item and its time: "the market from 9", "the standup at 9:30", "lunch, 12:30". */
 const ADJACENT_CUE = /^(?:['’]s)?\s*(?:,\s*)?(?:(?:is\s+|starts\s+|begins\s+|runs\s+)?(?:at|from)\s+)?$/iu;
 

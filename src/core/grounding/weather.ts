@@ -110,7 +110,9 @@ export function findWeatherClaims(sentence: string, mask: Mask, evidence: Eviden
       const hedged = HEDGE.test(sentence);
       const low = LOW_CHANCE.test(before);
       const wanted: Wanted =
-        low && claim.kind === "condition" && !negated ? { kind: "low_chance" } : resolve(claim, negated, hedged);
+        low && claim.kind === "condition" && !negated
+          ? { kind: "low_chance" }
+          : resolve(claim, negated, hedged);
       // Each word is said of the day of its own part of the sentence: "light snow, clearing tomorrow".
       const own = daysAt(sentence, start, evidence.facts.localDate) ?? days;
       claims.push({
@@ -138,7 +140,8 @@ const LOW_CHANCE =
   /\b(?:small|slight|slim|low|tiny|little|remote|outside|minimal)\s+(?:chance|risk|probability|odds|possibility)\s+(?:of\s+)?(?:a\s+|any\s+|some\s+)?$/iu;
 
 /** Where a sentence turns from one day's weather to another's: "light snow, clearing tomorrow". */
-const TURN = /[,;:]\s*|\s+[—–-]\s+|\s+(?:then|turning|becoming|clearing|easing|followed\s+by|before|later|but|while)\s+/giu;
+const TURN =
+  /[,;:]\s*|\s+[—–-]\s+|\s+(?:then|turning|becoming|clearing|easing|followed\s+by|before|later|but|while)\s+/giu;
 
 /**
  * The days the part of the sentence holding `at` speaks of: its own day words, else the last ones before it
@@ -161,7 +164,8 @@ function daysAt(sentence: string, at: number, today: string): string[] | undefin
     }
   }
   const inPart = references.filter((reference) => reference.start < to && reference.end > from);
-  const chosen = inPart.length > 0 ? inPart : references.filter((reference) => reference.end <= from).slice(-1);
+  const chosen =
+    inPart.length > 0 ? inPart : references.filter((reference) => reference.end <= from).slice(-1);
   if (chosen.length === 0) return [today];
   return [...new Set(chosen.flatMap((reference) => reference.dates))];
 }
