@@ -170,3 +170,54 @@ describe("names, days, states, happenings and weather", () => {
     );
   });
 });
+
+describe("the sixth batch's rules", () => {
+  it("holds a state of every item listed with the one it binds to", () => {
+    expect(
+      reasons("long-list", "Since this morning you completed Call the bank and Kitchen: order tiles."),
+    ).toEqual(['the receipts show "Kitchen: order tiles" open, due 2026-12-14']);
+    expect(unbacked("busy", "Renew passport and Pay council tax are both overdue.")).toEqual([]);
+  });
+
+  it("reads a task's own verb done to it as done", () => {
+    expect(unbacked("rainy", "Return library books has been returned.")).toEqual(["state:has been returned"]);
+    expect(unbacked("busy", "Nothing is booked after the gym.")).toEqual([]);
+  });
+
+  it("needs a receipt or the profile for a person named by their role", () => {
+    expect(unbacked("busy", "Lunch with Sam and his sister at Dishoom is at 12:30.")).toEqual([
+      "name:his sister",
+    ]);
+    expect(unbacked("busy", "Your plumber still needs an email today.")).toEqual([]);
+  });
+
+  it("checks each weather word against the day of its own part of the sentence", () => {
+    expect(unbacked("all-day", "Bundle up: light snow and a high of just 1°C, clearing tomorrow.")).toEqual(
+      [],
+    );
+    expect(unbacked("busy", "Tomorrow brings light rain, so keep an umbrella handy.")).toEqual([]);
+    expect(unbacked("busy", "Light rain today, clearing tomorrow.")).toEqual(["weather:rain"]);
+  });
+
+  it("reads a small chance of rain as a low chance", () => {
+    expect(unbacked("busy", "There's only a small chance of rain today.")).toEqual([]);
+    expect(unbacked("rainy", "There's only a small chance of rain today.")).toEqual(["weather:rain"]);
+  });
+
+  it("compares forecast highs for 'warmer than today'", () => {
+    expect(unbacked("busy", "Tomorrow will be cooler than today.")).toEqual([]);
+    expect(unbacked("busy", "Tomorrow will be warmer than today.")).toEqual(["weather:warmer than today"]);
+  });
+
+  it("takes the new time of 'moved from 11:00 to 14:00' as its start", () => {
+    expect(unbacked("long-list", "The design review moved from 11:00 to 14:00.")).toEqual([]);
+    expect(unbacked("long-list", "The design review moved from 11:00 to 15:00.")).toEqual(["time:15:00"]);
+  });
+
+  it("scopes a count by the state said after it", () => {
+    expect(unbacked("busy", "Two tasks are overdue and two are due today.")).toEqual([]);
+    expect(unbacked("busy", "Two tasks are overdue and three are due today.")).toEqual([
+      "number:three are due",
+    ]);
+  });
+});
