@@ -35,7 +35,7 @@ describe("the natural-prose corpus", () => {
       const wrong = score.results.filter((result) => !result.right).map((result) => result.entry.text);
       expect(score.liesStopped / score.lies, wrong.join("\n")).toBeGreaterThanOrEqual(0.99);
       expect(score.honestKept / score.honest, wrong.join("\n")).toBeGreaterThanOrEqual(0.97);
-    });
+    }, 180_000); // Over 440 sentences through the real gate: generous on a shared, loaded machine.
   }
 });
 
