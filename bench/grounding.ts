@@ -2,7 +2,8 @@
  * The grounding gate on natural prose, and what receipts first costs each slot and a chat question:
  * - the corpus (test/core/grounding/corpus): honest sentences kept and lies stopped, per kind, on the
  *   briefing path (the run's receipts) and the chat path (receipts read back from stored messages), for the
- *   tuning corpus and the held-out one (never tuned on);
+ *   tuning corpus, the held-out one (whose failures issue 22's second part read) and the untouched check set
+ *   (only ever measured);
  * - the gate's added time per briefing: a ten-sentence briefing of the busy day through the gate;
  * - model requests per slot and for "what meeting do I have today?", with a batching model (test/servers/
  *   tool-habits.ts) that wants exactly what each prompt says it looks at, against the real core on PGlite.
@@ -22,6 +23,7 @@ import { BUSY, USER } from "../test/core/grounding/corpus/days.ts";
 import { HELD_OUT } from "../test/core/grounding/corpus/held-out.ts";
 import { type CorpusScore, type GatePath, scoreCorpus } from "../test/core/grounding/corpus/score.ts";
 import { CORPUS } from "../test/core/grounding/corpus/sentences.ts";
+import { UNTOUCHED } from "../test/core/grounding/corpus/untouched.ts";
 import { type ScriptedToolCall, startOllamaServer } from "../test/servers/ollama-server.ts";
 import { batching } from "../test/servers/tool-habits.ts";
 import type { BenchSection } from "./types.ts";
@@ -31,21 +33,26 @@ const ROUNDS = 20;
 export async function runGroundingBench(): Promise<BenchSection> {
   const lines: string[] = [];
   const scores: Record<string, CorpusScore> = {};
-  for (const [name, corpus] of [
+  const sets = [
     ["tuning", CORPUS],
     ["held-out", HELD_OUT],
-  ] as const) {
+    ["untouched", UNTOUCHED],
+  ] as const;
+  for (const [name, corpus] of sets) {
     for (const path of ["briefing", "chat"] as GatePath[])
       scores[`${name}/${path}`] = await scoreCorpus(corpus, path);
   }
-  lines.push(`corpus: ${CORPUS.length} tuning sentences + ${HELD_OUT.length} held out, over 6 planted days`);
   lines.push(
-    "| kind | honest kept (briefing) | lies stopped (briefing) | honest kept (chat) | lies stopped (chat) |",
+    `corpus: ${CORPUS.length} tuning sentences + ${HELD_OUT.length} held out + ${UNTOUCHED.length} untouched, over 6 planted days`,
   );
-  lines.push("| --- | --- | --- | --- | --- |");
-  const briefing = scores["tuning/briefing"];
-  const chat = scores["tuning/chat"];
-  if (briefing && chat) {
+  for (const [name] of sets) {
+    const briefing = scores[`${name}/briefing`];
+    const chat = scores[`${name}/chat`];
+    if (!briefing || !chat) continue;
+    lines.push(
+      `${name}: | kind | honest kept (briefing) | lies stopped (briefing) | honest kept (chat) | lies stopped (chat) |`,
+    );
+    lines.push("| --- | --- | --- | --- | --- |");
     for (const kind of briefing.kinds) {
       const other = chat.kinds.find((entry) => entry.kind === kind.kind);
       lines.push(
@@ -84,7 +91,7 @@ async function gateTime(): Promise<string> {
   }
   samples.sort((a, b) => a - b);
   const median = samples[Math.floor(samples.length / 2)] ?? 0;
-  return `gate time per briefing (10 sentences, ${BUSY.receipts.length} receipts): median ${median.toFixed(1)} ms over ${ROUNDS} runs (about 40 ms before this change, as issue 22 measured it)`;
+  return `gate time per briefing (10 sentences, ${BUSY.receipts.length} receipts): median ${median.toFixed(1)} ms over ${ROUNDS} runs (29.6 ms on this machine before issue 22 part two; about 40 ms before issue 22)`;
 }
 
 /** Model requests per slot and for a chat question, receipts first, with a model that wants what its prompt names. */

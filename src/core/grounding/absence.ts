@@ -88,10 +88,10 @@ const PATTERNS: Array<{ pattern: RegExp; claim: Absence["claim"]; family?: Famil
     claim: "unavailable",
     family: "weather",
   },
-  // "no events", "no overdue tasks", "no news", "don't have any meetings", "zero tasks"
+  // "no events", "no overdue tasks", "no news", "don't have any meetings", "zero tasks", "not a single meeting"
   {
     pattern: new RegExp(
-      String.raw`\b(?:no|zero|(?:don['’]t|do not|haven['’]t|have not)\s+(?:have|got)\s+any|(?:aren['’]t|are not|isn['’]t|is not)\s+any)\s+${QUALIFIER}(?:${ANY_NOUN})\b`,
+      String.raw`\b(?:no|zero|not\s+(?:a\s+single|one|even\s+one|one\s+single)|(?:don['’]t|do not|haven['’]t|have not)\s+(?:have|got)\s+any|(?:aren['’]t|are not|isn['’]t|is not)\s+any)\s+${QUALIFIER}(?:${ANY_NOUN})\b`,
       "giu",
     ),
     claim: "empty",

@@ -21,8 +21,15 @@ function bindingStems(title: string): string[] {
   const stems = tokenize(title)
     .filter((word) => !isStopword(word) && !/^\d$/.test(word) && !isCalendarWord(word))
     .map(stem);
+  // "1:1 with Priya": a short compound of digits names the item ("the 1:1") though its digits alone do not.
+  for (const compound of title.match(COMPOUND) ?? []) stems.push(compound);
   return [...new Set(stems)];
 }
+
+const COMPOUND = /(?<![\d:])\d{1,2}[:/-]\d{1,2}(?![\d:])/gu;
+/** A number that counts or measures ("61 tasks", "16 degrees") names no item, even one titled "item 61". */
+const COUNTED =
+  /^\s*(?:%|°|tasks?|events?|meetings?|items?|things?|more|others|of\s+them|degrees?|minutes?|hours?)\b/iu;
 
 interface Token {
   stem: string;
@@ -31,11 +38,22 @@ interface Token {
 }
 
 function tokens(sentence: string): Token[] {
-  return [...sentence.matchAll(/[\p{L}\p{N}]+/gu)].map((match) => ({
-    stem: stem(match[0].toLowerCase().replace(/['’]s$/u, "")),
+  const words = [...sentence.matchAll(/[\p{L}\p{N}]+/gu)]
+    .filter(
+      (match) =>
+        !/^\d+$/u.test(match[0]) || !COUNTED.test(sentence.slice((match.index ?? 0) + match[0].length)),
+    )
+    .map((match) => ({
+      stem: stem(match[0].toLowerCase().replace(/['’]s$/u, "")),
+      start: match.index ?? 0,
+      end: (match.index ?? 0) + match[0].length,
+    }));
+  const compounds = [...sentence.matchAll(COMPOUND)].map((match) => ({
+    stem: match[0],
     start: match.index ?? 0,
     end: (match.index ?? 0) + match[0].length,
   }));
+  return [...words, ...compounds];
 }
 
 /**

@@ -97,10 +97,15 @@ function claimsOf(
     ...findDayClaims(sentence, evidence),
     ...findStateClaims(sentence, evidence),
     ...findHappeningClaims(sentence, mask, evidence),
-    // A name inside a named item ("Alex Morgan", "new AI rules") is that item's claim already.
-    ...findNameClaims(sentence, mask, options).filter(
-      (name) => !items.some((item) => item.start <= name.start && name.end <= item.end),
-    ),
+    // A name inside a named item ("Alex Morgan", "new AI rules") is that item's claim already, unless no
+    // receipt holds the name itself: "Acme's Leeds office" binds to Acme's items by "Acme" alone.
+    ...findNameClaims(sentence, mask, options).filter((name) => {
+      const holding = items.filter((item) => item.start <= name.start && name.end <= item.end);
+      // An unbacked item is removed for itself already: its names would only say so twice.
+      return (
+        holding.length === 0 || (holding.every((item) => item.isBacked(evidence)) && !name.isBacked(evidence))
+      );
+    }),
   ];
   return found.sort((a, b) => a.start - b.start || a.end - b.end);
 }

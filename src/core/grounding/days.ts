@@ -12,6 +12,7 @@ import {
   mentionedItems,
   nearestItems,
   PART_RANGES,
+  weekdayOf,
   weekendDays,
 } from "./binding.ts";
 import { readDates } from "./dates.ts";
@@ -40,7 +41,9 @@ const PART_WORD: Record<string, DayPart> = {
 
 /** Day words beyond the dates the date finder reads: today, tonight, parts of days, yesterday, weekends. */
 const DAY_WORDS =
-  /\b(?:(later\s+)?today|tonight|yesterday|(?:(this|tomorrow|yesterday)\s+)(morning|afternoon|evening|night|lunchtime)|(?:this|the|over\s+the|at\s+the|on\s+the)\s+weekend|weekend)(['’]s)?\b/giu;
+  /\b(?:(later\s+)?today|tonight|yesterday|(?:(this|tomorrow|yesterday|last|in\s+the)\s+)(morning|afternoon|evening|night|lunchtime)|(?:this|the|over\s+the|at\s+the|on\s+the)\s+weekend|weekend)(['’]s)?\b/giu;
+
+const WEEK_WORDS = /\b(next|last|this|later\s+this)\s+week\b/giu;
 
 /** Every day reference of a sentence, in reading order. */
 export function findDayReferences(sentence: string, localDate: string): DayReference[] {
@@ -56,12 +59,30 @@ export function findDayReferences(sentence: string, localDate: string): DayRefer
         : undefined;
     const dates = /weekend/.test(word)
       ? weekendDays(localDate)
-      : word.startsWith("yesterday") || anchor === "yesterday"
+      : word.startsWith("yesterday") || anchor === "yesterday" || anchor === "last"
         ? [addDays(localDate, -1)]
         : anchor === "tomorrow"
           ? [addDays(localDate, 1)]
           : [localDate];
     found.push({ start, end: start + match[0].length, text: match[0], dates, part, possessive: !!match[4] });
+  }
+  for (const match of sentence.matchAll(WEEK_WORDS)) {
+    // "next week", "last week", "later this week": every day of that (ISO, Monday-first) week.
+    const start = match.index ?? 0;
+    const which = (match[1] ?? "").toLowerCase().replace(/\s+/gu, " ");
+    const monday = addDays(localDate, 1 - weekdayOf(localDate));
+    const first = which === "next" ? addDays(monday, 7) : which === "last" ? addDays(monday, -7) : monday;
+    const dates = Array.from({ length: 7 }, (_, index) => addDays(first, index)).filter(
+      (date) => which !== "later this" || date > localDate,
+    );
+    found.push({
+      start,
+      end: start + match[0].length,
+      text: match[0],
+      dates,
+      part: undefined,
+      possessive: false,
+    });
   }
   for (const mention of readDates(sentence, localDate)) {
     if (found.some((other) => other.start < mention.end && mention.start < other.end)) continue;
@@ -164,6 +185,9 @@ function dayFits(item: ItemFact, reference: DayReference, sentence: string): Day
     );
   const days = starts ? [item.date] : ends ? [item.lastDate ?? item.date] : spanOf(item);
   if (!reference.dates.some((date) => days.includes(date))) return "wrong";
+  // "The offsite is only today": every day of it must be one the sentence names.
+  if (/\b(?:only|just)\s+$/iu.test(clauseStart) && !days.every((date) => reference.dates.includes(date)))
+    return "wrong";
   if (reference.part === undefined || item.allDay || item.start === undefined) return "fits";
   const [from, to] = PART_RANGES[reference.part];
   const end = item.end ?? item.start;

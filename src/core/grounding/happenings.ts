@@ -9,7 +9,7 @@ import type { Mask } from "./mask.ts";
 import type { Evidence, FoundClaim } from "./types.ts";
 import { contentWords, stem, stemsMatch } from "./words.ts";
 
-const VERBS = String.raw`e-?mailed|called|rang|phoned|texted|messaged|pinged|dm['’]?d|replied|responded|wrote(?:\s+back)?|sent(?:\s+(?:you|over|through|back|across))?|met|confirmed|approved|signed|paid|delivered|arrived|shipped|asked|invited|accepted|declined|rejected|returned|dropped\s+off|picked\s+up|fixed|reached\s+out|got\s+back|followed\s+up|left\s+(?:you\s+)?a\s+(?:message|voicemail|note)|mentioned|shared|forwarded|requested|complained|rescheduled\s+with\s+you|cancelled\s+on\s+you|visited|came\s+by|stopped\s+by|chased`;
+const VERBS = String.raw`e-?mailed|called|rang|phoned|texted|messaged|pinged|dm['’]?d|replied|responded|wrote(?:\s+back)?|sent(?:\s+(?:you|over|through|back|across))?|met|confirmed|approved|signed|paid|delivered|arrived|shipped|asked|invited|accepted|declined|rejected|returned|dropped\s+off|picked\s+up|fixed|reached\s+out|got\s+back|followed\s+up|left\s+(?:you\s+)?a\s+(?:message|voicemail|note)|mentioned|shared|forwarded|requested|complained|rescheduled\s+with\s+you|cancelled\s+on\s+you|visited|came\s+(?:by|round|over)|stopped\s+by|dropped\s+(?:in|by)|popped\s+(?:in|by|round)|swung\s+by|been\s+(?:round|over|by|in\s+touch)|got\s+in\s+touch|was\s+in\s+touch|rang\s+back|called\s+back|checked\s+in|heard\s+back|got\s+(?:a|an)\s+(?:reply|response|answer|email|message|call|text)|received\s+(?:a|an)\s+(?:reply|response|answer|email|message|call|text)|chased`;
 
 const HAPPENED = new RegExp(
   String.raw`\b(?:(?:has|have|had|['’]s|['’]ve|already|just|finally|also|then|yesterday|earlier|recently)\s+)*(${VERBS})\b`,

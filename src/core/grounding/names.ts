@@ -31,16 +31,43 @@ const PLACE_WORDS = new Set(
 
 const WORD = /[\p{L}][\p{L}\p{N}'’-]*/gu;
 
+/** What follows a person's name at the start of a sentence: where they are from, or what they did or want. */
+const PERSON_CUE =
+  /^(?:['’]s\s+(?:team|office|assistant))?\s*(?:from\s+(?:the\s+)?\p{L}+(?:\s+\p{Ll}+)?\s+)?(?:wants|wanted|asked|asks|says|said|needs|would\s+like|is\s+joining|will\s+join|joins|is\s+coming|is\s+visiting|called|emailed|e-mailed|texted|messaged|rang|phoned|replied|wrote|sent|mentioned|confirmed|pinged|reached\s+out|dropped\s+by|stopped\s+by)\b/u;
+
+/** People named by who they are to someone: "Sam and his sister", "your manager", "a colleague". */
+const RELATION =
+  /\b(?:his|her|their|your|a|an)\s+(sister|brother|mum|mom|mother|dad|father|parents|wife|husband|partner|girlfriend|boyfriend|fianc[eé]e?|boss|manager|colleague|co-?worker|friend|cousin|aunt|uncle|neighbou?r|son|daughter|kids|children|teammate|client|assistant|lawyer|solicitor|accountant|landlord|landlady|doctor|dentist|plumber|electrician|builder)s?\b/giu;
+
 export function findNameClaims(sentence: string, mask: Mask, options: GroundingOptions): FoundClaim[] {
   const known = knownStems(options);
   const claims: FoundClaim[] = [];
+  for (const match of sentence.matchAll(RELATION)) {
+    const start = (match.index ?? 0) + match[0].length - (match[1]?.length ?? 0);
+    const end = (match.index ?? 0) + match[0].length;
+    const lower = (match[1] ?? "").toLowerCase();
+    const wanted = stem(lower);
+    if (!mask.isFree(start, end) || known.some((name) => stemsMatch(name, wanted))) continue;
+    claims.push({
+      kind: "name",
+      text: match[0],
+      normalized: lower,
+      start,
+      end,
+      // A role the receipts speak of ("Email the plumber", "Dentist appointment") is theirs to mention.
+      isBacked: (found) => found.texts.some((text) => hasStem(text.stems, wanted)),
+      reason: () => `no receipt or the profile speaks of "${match[0]}"`,
+    });
+  }
   const words = [...sentence.matchAll(WORD)];
   for (const [index, match] of words.entries()) {
     const word = match[0];
     const start = match.index ?? 0;
     const end = start + word.length;
     if (!/^\p{Lu}/u.test(word)) continue;
-    if (index === 0 || startsClause(sentence, start)) continue;
+    // A sentence's first word is capitalised by grammar; it is judged as a name only where what follows
+    // speaks of a person ("Jamie from accounts wants a word", "Priya says…").
+    if ((index === 0 || startsClause(sentence, start)) && !PERSON_CUE.test(sentence.slice(end))) continue;
     const lower = word.toLowerCase().replace(/['’]s$/u, "");
     if (
       ALWAYS_FINE.has(lower) ||
@@ -59,11 +86,22 @@ export function findNameClaims(sentence: string, mask: Mask, options: GroundingO
       normalized: lower,
       start,
       end,
-      isBacked: (found) => found.texts.some((text) => hasStem(text.stems, wanted)),
+      isBacked: (found) => found.texts.some((text) => holdsName(text, lower, wanted)),
       reason: () => `no receipt, profile or known name holds "${word.replace(/['’]s$/u, "")}"`,
     });
   }
   return claims;
+}
+
+/**
+ * A receipt holds a name when it holds the word itself, or another form of it that is not merely its plural
+ * or singular: "Teams" (the app) is not backed by "Team standup", though "Priya's" is by "Priya".
+ */
+function holdsName(text: { words: string; stems: Set<string> }, lower: string, wanted: string): boolean {
+  if (` ${text.words} `.includes(` ${lower} `)) return true;
+  if (!hasStem(text.stems, wanted)) return false;
+  const plural = lower.endsWith("s") ? lower.slice(0, -1) : `${lower}s`;
+  return !` ${text.words} `.includes(` ${plural} `);
 }
 
 function hasStem(stems: Set<string>, wanted: string): boolean {

@@ -31,6 +31,16 @@ const COUNT_NOUNS: Record<string, CountedList["family"]> = {
 // Vague nouns ("two things to keep in mind") are rhetoric, not counts of a list, so they are not claims.
 const COUNT_NOUN_PATTERN = `(tasks|todos|to-dos|deadlines|errands|reminders|events|meetings|appointments|calls|headlines|stories|articles|projects|notes)`;
 
+/** Words that name which list a count is of. */
+const SCOPE_WORDS = new Set(["overdue", "due", "high", "priority", "today", "tomorrow", "completed", "done"]);
+const TRAILING_SCOPE =
+  /^\s+(?:(?:are|is|were|still)\s+)*(overdue|due|high[- ]priority|open|done|completed)\b/iu;
+/** "…and three are due today": a count whose noun the sentence gave before it. */
+const ELLIPTIC_COUNT = new RegExp(
+  String.raw`\b(?:and|but|while|with)\s+(${NUMBER_WORD_PATTERN}|\d{1,3})\s+(?:(?:are|is|were)\s+)(overdue|due|high[- ]priority|done|completed)\b`,
+  "giu",
+);
+
 const DURATION =
   /^\s*(?:-\s*)?(?:minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?|seconds?|secs?|nights?)\b/iu;
 
@@ -42,6 +52,7 @@ const DURATION =
 export function findNumberClaims(sentence: string, mask: Mask): FoundClaim[] {
   const claims: FoundClaim[] = [];
   const weather = WEATHER.test(sentence);
+  const showing = SHOWING.test(sentence);
   const add = (claim: FoundClaim): void => {
     if (mask.take(claim.start, claim.end)) claims.push(claim);
   };
@@ -99,7 +110,10 @@ export function findNumberClaims(sentence: string, mask: Mask): FoundClaim[] {
     if (value === null || value <= 1 || !Number.isInteger(value) || isYear(value)) continue;
     const start = match.index ?? 0;
     const noun = (match[4] ?? "").toLowerCase();
-    const qualifiers = (match[3] ?? "")
+    // What the count is of: the words before its noun ("two overdue tasks") and the state said right after
+    // it ("two tasks are overdue", "three tasks due today").
+    const after = TRAILING_SCOPE.exec(sentence.slice(start + match[0].length))?.[1] ?? "";
+    const qualifiers = `${match[3] ?? ""} ${after}`
       .toLowerCase()
       .split(/[\s-]+/)
       .filter((word) => word.length > 0 && !isStopword(word));
@@ -111,6 +125,24 @@ export function findNumberClaims(sentence: string, mask: Mask): FoundClaim[] {
       end: start + match[0].length,
       isBacked: (evidence) => countBacked(evidence, value, singular(noun), qualifiers),
     });
+  }
+
+  if (/\b(?:tasks?|to-?dos?|deadlines?)\b/iu.test(sentence)) {
+    for (const match of sentence.matchAll(ELLIPTIC_COUNT)) {
+      const raw = match[1] ?? "";
+      const value = /^\d+$/u.test(raw) ? Number(raw) : numberWordValue(raw);
+      if (value === null || value <= 1) continue;
+      const start = (match.index ?? 0) + match[0].indexOf(raw);
+      const scope = (match[2] ?? "").toLowerCase().split(/[\s-]+/);
+      add({
+        kind: "number",
+        text: match[0].slice(match[0].indexOf(raw)),
+        normalized: String(value),
+        start,
+        end: (match.index ?? 0) + match[0].length,
+        isBacked: (evidence) => countBacked(evidence, value, "task", scope),
+      });
+    }
   }
 
   for (const match of sentence.matchAll(new RegExp(NUMBER, "gu"))) {
@@ -132,7 +164,8 @@ export function findNumberClaims(sentence: string, mask: Mask): FoundClaim[] {
       isBacked: (evidence) =>
         evidence.numbers.some((n) => near(n, value)) ||
         evidence.lists.some((list) => list.length === value) ||
-        evidence.namedCounts.includes(value),
+        evidence.namedCounts.includes(value) ||
+        (showing && shownOfShortened(evidence, value)),
     });
   }
   return claims.sort((a, b) => a.start - b.start);
@@ -154,6 +187,13 @@ function temperature(text: string, start: number, numberText?: string): FoundCla
 
 function countBacked(evidence: Evidence, value: number, noun: string, qualifiers: string[]): boolean {
   const family = COUNT_NOUNS[noun] ?? null;
+  // "three tasks are due today" counts the due list, not whichever list happens to hold three.
+  const scoped = evidence.lists.filter(
+    (list) =>
+      (family === null || list.family === family) &&
+      qualifiers.some((word) => SCOPE_WORDS.has(word) && list.context.has(word)),
+  );
+  if (scoped.length > 0) return scoped.some((list) => list.length === value);
   if (
     evidence.familyCounts.some(
       (count) =>
@@ -169,6 +209,16 @@ function countBacked(evidence: Evidence, value: number, noun: string, qualifiers
   if (family === "headlines")
     return lists.some((list) => list.family === "headlines" && value <= list.length);
   return lists.some((list) => list.length === value);
+}
+
+/**
+ * "61 tasks, 15 of them listed here": where the sentence speaks of what is shown, a shortened list's shown
+ * part is a true count too (but "15 tasks are due" is still the whole list's count).
+ */
+const SHOWING = /\b(?:list(?:ed|ing)|show(?:n|s|ing)?|here|above|below|of\s+them|displayed|visible)\b/iu;
+
+function shownOfShortened(evidence: Evidence, value: number): boolean {
+  return evidence.facts.lists.some((list) => list.shown < list.count && list.shown === value);
 }
 
 function singular(noun: string): string {

@@ -10,7 +10,8 @@ import type { Facts, ItemFact, ListFact } from "./facts.ts";
 import type { Mask } from "./mask.ts";
 import { findTimes } from "./times.ts";
 import type { Evidence, FoundClaim, GroundingOptions } from "./types.ts";
-import { NUMBER_WORD_PATTERN, numberWordValue } from "./words.ts";
+import { ANY_WEATHER_WORD } from "./weather-lexicon.ts";
+import { CLOCK_WORD_PATTERN, clockHour, NUMBER_WORD_PATTERN, numberWordValue } from "./words.ts";
 
 const EVENT_NOUN = String.raw`(?:events?|meetings?|appointments?|calls?|commitments?|things?\s+(?:on|in)\s+(?:your|the)\s+(?:calendar|diary|schedule|agenda)|plans?)`;
 const TASK_NOUN = String.raw`(?:tasks?|to-?dos?|deadlines?|errands?)`;
@@ -24,20 +25,58 @@ type Quantity =
   | { kind: "only"; family: "event" | "task"; scope: string | undefined }
   | { kind: "no_other"; family: "event" | "task"; scope: string | undefined }
   | { kind: "free"; window: Window | undefined; anchor: string | undefined; rest: boolean }
-  | { kind: "more"; value: number; family: "event" | "task" | undefined };
+  | { kind: "more"; value: number; family: "event" | "task" | undefined }
+  /** "your morning is back-to-back", "a packed afternoon": at least `least` events in the part of day. */
+  | { kind: "busy"; window: Window; least: number };
 
 const ONLY = new RegExp(
-  String.raw`\b(?:(?:your|the)\s+only\s+(?:(?:real|other|scheduled|timed|proper|fixed)\s+)?(${EVENT_NOUN}|${TASK_NOUN}|one|thing)|(?:just|only)\s+(?:one|a\s+single|1)\s+(${EVENT_NOUN}|${TASK_NOUN})|\ba\s+single\s+(${EVENT_NOUN}|${TASK_NOUN})|only\s+(?:have|has|got)\s+(?:one|a\s+single|1)\s+(${EVENT_NOUN}|${TASK_NOUN}|thing))\b`,
+  String.raw`\b(?:(?:your|the)\s+(?:only|sole|lone|one\s+and\s+only)\s+(?:(?:real|other|scheduled|timed|proper|fixed)\s+)?(${EVENT_NOUN}|${TASK_NOUN}|one|thing)|(?:just|only)\s+(?:one|a\s+single|1)\s+(${EVENT_NOUN}|${TASK_NOUN})|\ba\s+single\s+(${EVENT_NOUN}|${TASK_NOUN})|only\s+(?:have|has|got)\s+(?:one|a\s+single|1)\s+(${EVENT_NOUN}|${TASK_NOUN}|thing))\b`,
   "giu",
 );
+/** "The standup is all that's on this morning", "the market is all you have": the one event of its window. */
+const ALL_THERE_IS =
+  /\b(?:is|['’]s|are)\s+(?:all|everything)\s+(?:that['’]s\s+(?:on|booked|planned|scheduled)|(?:that\s+)?you\s+(?:have|['’]ve\s+got|have\s+got)|there\s+is|on\s+(?:your|the)\s+(?:calendar|schedule|diary|agenda))\b/giu;
 const NO_OTHER = new RegExp(
   String.raw`\b(?:no\s+other|no\s+more|no\s+further|no\s+additional|not\s+any\s+other)\s+(?:(?:real|scheduled|timed|open)\s+)?(${EVENT_NOUN}|${TASK_NOUN})\b|\bnothing\s+else\s+(?:is\s+)?(?:on\s+(?:your|the)\s+(?:calendar|schedule|diary|agenda)|scheduled|booked|planned|(due))\b|\bthat['’]s\s+(?:it|all|everything)\s+(?:on|for)\s+(?:your|the)\s+(?:calendar|schedule|diary|agenda|day)\b|\b(?:the|your)\s+(?:calendar|schedule|diary|agenda)\s+is\s+otherwise\s+(?:empty|clear|free)\b`,
   "giu",
 );
+/** Busy words and how many events each needs in its part of the day: "busy" one, "packed" two. */
+const BUSY_WORDS: Record<string, number> = {
+  busy: 1,
+  booked: 1,
+  full: 2,
+  packed: 2,
+  "jam-packed": 2,
+  hectic: 2,
+  "back-to-back": 2,
+  stacked: 2,
+  "booked up": 2,
+  "booked solid": 2,
+  "fully booked": 2,
+  swamped: 2,
+  slammed: 2,
+};
+const BUSY_WORD = Object.keys(BUSY_WORDS)
+  .sort((a, b) => b.length - a.length)
+  .map((word) => word.replace(/\s/gu, "\\s+"))
+  .join("|");
+const BUSY = new RegExp(
+  String.raw`\b(?:your|the)\s+(?:whole\s+|entire\s+)?(day|morning|afternoon|evening)\s+(?:is|looks|will\s+be|['’]s|seems)\s+(?:pretty\s+|really\s+|very\s+|totally\s+|quite\s+|completely\s+|fully\s+|entirely\s+)?(${BUSY_WORD})\b|\b(?:a|an)\s+(?:really\s+|very\s+|pretty\s+)?(${BUSY_WORD})\s+(day|morning|afternoon|evening)\b|\b(?:you['’]re|you\s+are)\s+(?:pretty\s+|really\s+)?(${BUSY_WORD})\b(?:\s+(?:this|all)\s+(morning|afternoon|evening|day))?`,
+  "giu",
+);
+/** "the afternoon has nothing in it", "your morning holds nothing": free time over that part. */
+const PART_HAS_NOTHING =
+  /\b(?:the|your)\s+(day|morning|afternoon|evening)\s+(?:has|holds|contains)\s+(?:nothing|no\s+(?:meetings|events|plans|calls))\b/giu;
+/** "nothing tonight", "no plans tonight": free time over the evening. */
+const NOTHING_TONIGHT =
+  /\b(?:nothing|no\s+(?:other\s+)?(?:plans|meetings|events))\s+(?:else\s+)?(?:on\s+|booked\s+|planned\s+|scheduled\s+)?tonight\b/giu;
+
+/** A bare "nothing", judged only where its clause sets a window ("after the gym, nothing else"). */
+const BARE_NOTHING = /\b(?:nothing(?:\s+else)?(?:\s+at\s+all)?|no\s+other\s+plans)\b/giu;
 const PART = String.raw`(day|morning|afternoon|evening)`;
 const FREE_WORD = String.raw`(?:free|clear|open|empty|unbooked|meeting-free|yours|wide\s+open)`;
 const FREE = new RegExp(
-  String.raw`\bfree\s+(?:all|the\s+whole|the\s+entire|for\s+the\s+rest\s+of\s+the|for\s+the\s+rest\s+of\s+your|for\s+the|for\s+the\s+whole)\s+${PART}\b|\b(?:your|the)\s+(?:whole\s+|entire\s+)?(rest\s+of\s+(?:the|your)\s+)?${PART}\s+(?:is|looks|stays|seems|remains|['’]s)\s+(?:completely\s+|totally\s+|entirely\s+|pretty\s+|all\s+)?${FREE_WORD}\b|\b(?:an?)\s+(?:completely\s+|totally\s+|wide\s+)?(?:free|clear|open|empty|meeting-free|quiet)\s+${PART}\b|\bnothing\s+(?:on\s+|booked\s+|scheduled\s+|planned\s+)?(?:this|in\s+the|for\s+the)\s+(morning|afternoon|evening)\b|\b(?:nothing|no\s+(?:meetings|events|calls|appointments)|free|clear|open)\s+(?:on\s+(?:your|the)\s+calendar\s+|scheduled\s+|booked\s+|planned\s+)?(until|till|til|before|after)\s+([^,.;!?]{1,40})|\b(?:you['’]re|you\s+are)\s+(?:completely\s+|totally\s+)?free\s+(?:from\s+then\s+on|for\s+the\s+rest\s+of\s+the\s+day|afterwards|after\s+that)\b|\b(rest\s+of\s+(?:the|your)\s+day)\s+(?:is|looks)\s+${FREE_WORD}`,
+  String.raw`\bfree\s+(?:all|the\s+whole|the\s+entire|for\s+the\s+rest\s+of\s+the|for\s+the\s+rest\s+of\s+your|for\s+the|for\s+the\s+whole)\s+${PART}\b|\b(?:your|the)\s+(?:whole\s+|entire\s+)?(rest\s+of\s+(?:the|your)\s+)?${PART}\s+(?:is|looks|stays|seems|remains|['’]s)\s+(?:completely\s+|totally\s+|entirely\s+|pretty\s+|all\s+)?${FREE_WORD}\b|\b(?:an?)\s+(?:completely\s+|totally\s+|wide\s+)?(?:free|clear|open|empty|meeting-free|quiet)\s+${PART}\b|\bnothing\s+(?:on\s+|booked\s+|scheduled\s+|planned\s+)?(?:this|in\s+the|for\s+the)\s+(morning|afternoon|evening)\b|\b(?:nothing(?:\s+else)?|no\s+(?:other\s+|more\s+)?(?:meetings|events|calls|appointments|plans)|free|clear|open|empty|quiet)\s+(?:(?:is\s+)?(?:on\s+(?:your|the)\s+(?:calendar|schedule|diary|agenda)|scheduled|booked|planned|on)\s+)?(until|till|til|before|after|up\s+to|between)\s+([^,.;!?]{1,40})|\b(?:you['’]re|you\s+are)\s+(?:completely\s+|totally\s+)?free\s+(?:from\s+then\s+on|for\s+the\s+rest\s+of\s+the\s+day|afterwards|after\s+that)\b|\b(rest\s+of\s+(?:the|your)\s+day)\s+(?:is|looks)\s+${FREE_WORD}`,
   "giu",
 );
 const MORE = new RegExp(
@@ -60,11 +99,74 @@ export function findQuantityClaims(
     const noun = (match[1] ?? match[2] ?? match[3] ?? match[4] ?? "").toLowerCase();
     found.push({ ...span(match), quantity: { kind: "only", family: familyOf(noun, sentence), scope } });
   }
+  for (const match of sentence.matchAll(ALL_THERE_IS)) {
+    found.push({ ...span(match), quantity: { kind: "only", family: familyOf("event", sentence), scope } });
+  }
   for (const match of sentence.matchAll(NO_OTHER)) {
+    // "nothing else booked before the gym" is free time up to the gym: the free-time reading takes it.
+    if (
+      /^\s+(?:until|till|til|before|after|up\s+to)\b/iu.test(
+        sentence.slice((match.index ?? 0) + match[0].length),
+      )
+    )
+      continue;
     const noun = (match[1] ?? (match[2] ? "task" : "event")).toLowerCase();
     found.push({ ...span(match), quantity: { kind: "no_other", family: familyOf(noun, sentence), scope } });
   }
+  for (const match of sentence.matchAll(BUSY)) {
+    const word = (match[2] ?? match[3] ?? match[5] ?? "").toLowerCase().replace(/\s+/gu, " ");
+    const part = (match[1] ?? match[4] ?? match[6] ?? "day").toLowerCase();
+    found.push({
+      ...span(match),
+      quantity: {
+        kind: "busy",
+        window: partWindow(part),
+        // "completely booked" says more than "booked": more than one event.
+        least: Math.max(
+          BUSY_WORDS[word] ?? 1,
+          /\b(?:completely|fully|totally|entirely)\b/iu.test(match[0]) ? 2 : 1,
+        ),
+      },
+    });
+  }
+  for (const match of sentence.matchAll(PART_HAS_NOTHING)) {
+    const part = (match[1] ?? "day").toLowerCase();
+    found.push({
+      ...span(match),
+      quantity: { kind: "free", window: partWindow(part), anchor: undefined, rest: false },
+    });
+  }
+  for (const match of sentence.matchAll(NOTHING_TONIGHT)) {
+    found.push({
+      ...span(match),
+      quantity: { kind: "free", window: partWindow("evening"), anchor: undefined, rest: false },
+    });
+  }
+  for (const match of sentence.matchAll(BARE_NOTHING)) {
+    // "Between the standup and the gym, you have nothing else": a bare "nothing" speaks of its clause's window.
+    const start = match.index ?? 0;
+    const after = sentence.slice(start + match[0].length);
+    if (
+      /^\s+(?:until|till|til|before|after|up\s+to|between|due|overdue|to|new|changed|has|have|had)\b/iu.test(
+        after,
+      )
+    )
+      continue;
+    if (!anchoredWindow(sentence.slice(0, start), facts)) continue;
+    found.push({ ...span(match), quantity: { kind: "no_other", family: "event", scope } });
+  }
   for (const match of sentence.matchAll(FREE)) {
+    // "A chilly, clear morning" describes the weather: a weather word in the same phrase makes "clear" its word.
+    if (
+      /^an?\s/iu.test(match[0]) &&
+      ANY_WEATHER_WORD.test(
+        sentence
+          .slice(Math.max(0, (match.index ?? 0) - 24), match.index ?? 0)
+          .split(/[.;:!?]|\band\s+then\b/u)
+          .at(-1) ?? "",
+      )
+    )
+      continue;
     const part = (match[1] ?? match[3] ?? match[4] ?? match[5] ?? "").toLowerCase();
     const rest = !!match[2] || !!match[8] || /free\s+for\s+the\s+rest|rest\s+of/iu.test(match[0]);
     const direction = match[6]?.toLowerCase();
@@ -82,7 +184,7 @@ export function findQuantityClaims(
       ? {
           kind: "free",
           window: undefined,
-          anchor: `${direction === "after" ? "after" : "until"}:${match[7] ?? ""}`,
+          anchor: `${direction === "after" || direction === "between" ? direction : "until"}:${match[7] ?? ""}`,
           rest: false,
         }
       : /from\s+then\s+on|afterwards|after\s+that/iu.test(match[0])
@@ -114,6 +216,7 @@ export function findQuantityClaims(
     const at = target && !bareTime ? entry.text.lastIndexOf(target.trim()) : -1;
     mask.take(entry.start, at > 0 ? entry.start + at : entry.end);
     const verdict = judge(entry.quantity, sentence, entry, facts, options, prior);
+    if (process.env.QDEBUG) console.log("Q", JSON.stringify(entry), verdict);
     claims.push({
       kind: "quantity",
       text: entry.text,
@@ -176,18 +279,50 @@ function judge(
     case "only":
     case "no_other": {
       if (quantity.family === "task") return taskQuantity(quantity, facts, sentence, prior);
-      const events = eventsOn(facts, day);
-      if (events === undefined) return { backed: false, why: `no receipt lists the events of ${day}` };
+      const spoken = spokenOf(sentence, facts.localDate);
+      const looked = spoken.dates.map((date) => eventsOn(facts, date));
+      if (looked.some((list) => list === undefined))
+        return { backed: false, why: `no receipt lists the events of ${spoken.dates.join(", ")}` };
+      // "your only meeting this afternoon" counts the afternoon's events; "this weekend" both days'.
+      const inPart = spoken.part ? partWindow(spoken.part) : undefined;
+      const events = looked
+        .flatMap((list) => list ?? [])
+        .filter(
+          (event) =>
+            !inPart ||
+            (!event.allDay &&
+              event.start !== undefined &&
+              event.start < inPart.to &&
+              (event.end ?? event.start) > inPart.from),
+        );
       const named = namedItems(
         `${prior} ${sentence}`,
         facts,
         (item) => item.family === "event" && item.date === day,
       );
+      const window =
+        quantity.kind === "no_other" ? anchoredWindow(sentence.slice(0, at.start), facts) : undefined;
+      if (window) {
+        // "Once the gym is done at 7pm, nothing else is planned": nothing else inside the anchors' window.
+        const exempt = exemptEvents(sentence, facts);
+        const inside = events.filter(
+          (event) =>
+            !event.allDay &&
+            event.start !== undefined &&
+            !exempt.has(event.title) &&
+            event.start >= window.from &&
+            event.start < window.to,
+        );
+        return {
+          backed: inside.length === 0,
+          why: `${inside.map((event) => `"${event.title}" at ${event.start}`).join(", ")} falls between ${window.from} and ${window.to}`,
+        };
+      }
       const limit = quantity.kind === "only" ? 1 : Math.max(1, named);
       const backed = quantity.kind === "only" ? events.length === 1 : events.length <= limit;
       return {
         backed,
-        why: `${day} has ${events.length} event${events.length === 1 ? "" : "s"}: ${events.map((event) => event.title).join(", ")}`,
+        why: `${spoken.dates.join(" and ")}${spoken.part ? ` (${spoken.part})` : ""} has ${events.length} event${events.length === 1 ? "" : "s"}: ${events.map((event) => event.title).join(", ")}`,
       };
     }
     case "free": {
@@ -211,6 +346,20 @@ function judge(
     }
     case "more":
       return moreBacked(quantity, facts, `${prior} ${sentence}`);
+    case "busy": {
+      const events = eventsOn(facts, day);
+      if (events === undefined) return { backed: false, why: `no receipt lists the events of ${day}` };
+      const { window, least } = quantity;
+      const inside = events.filter(
+        (event) =>
+          (event.allDay && window.from === "06:00" && window.to === "23:00") ||
+          (event.start !== undefined && event.start < window.to && (event.end ?? event.start) > window.from),
+      );
+      return {
+        backed: inside.length >= least,
+        why: `${inside.length} event${inside.length === 1 ? "" : "s"} between ${window.from} and ${window.to}${inside.length > 0 ? `: ${inside.map((event) => event.title).join(", ")}` : ""}`,
+      };
+    }
   }
 }
 
@@ -247,7 +396,7 @@ function freeWindow(
 ): Window | undefined {
   const now = day === facts.localDate ? options.localTime : undefined;
   if (quantity.window && quantity.anchor) {
-    const [direction, target = ""] = quantity.anchor.split(":");
+    const [direction, target] = splitAnchor(quantity.anchor);
     const time = anchorTime(target, facts, direction === "after" ? "after" : "until");
     if (time === undefined) return undefined;
     return direction === "after"
@@ -256,37 +405,93 @@ function freeWindow(
   }
   if (quantity.window) {
     const from = quantity.rest && now && now > quantity.window.from ? now : quantity.window.from;
-    // "After the standup, the rest of the day is clear": the day starts when the standup ends.
-    const after = anchorTime(sentence.slice(0, at.start), facts, "after");
-    return { from: after && after > from ? after : from, to: quantity.window.to };
+    // "After the standup, the rest of the day is clear": the day starts when the standup ends; "before the
+    // standup, your morning is free" ends it when the standup starts.
+    const anchored = anchoredWindow(sentence.slice(0, at.start), facts);
+    return {
+      from: anchored && anchored.from > from ? anchored.from : from,
+      to: anchored && anchored.to < quantity.window.to ? anchored.to : quantity.window.to,
+    };
   }
-  const [direction, target = ""] = (quantity.anchor ?? "").split(":");
+  const [direction, target] = splitAnchor(quantity.anchor ?? "");
   if (target === "that") {
     const after = anchorTime(sentence.slice(0, at.start), facts, "after");
     return after ? { from: after, to: "23:00" } : undefined;
   }
+  if (direction === "between") return anchoredWindow(`between ${target}`, facts);
   const time = anchorTime(target, facts, direction === "after" ? "after" : "until");
   if (time === undefined) return undefined;
-  return direction === "after" ? { from: time, to: "23:00" } : { from: now ?? "06:00", to: time };
+  if (direction === "after") return { from: time, to: "23:00" };
+  // "After the standup, nothing until lunch": the clause's own anchor starts the window, else now does.
+  const since = anchoredWindow(sentence.slice(0, at.start), facts)?.from;
+  const from = since && since !== "00:00" ? since : (now ?? "06:00");
+  return { from, to: time };
 }
+
+/** "until:the 1:1 this afternoon" → ["until", "the 1:1 this afternoon"]: the target may hold colons itself. */
+function splitAnchor(anchor: string): [string, string] {
+  const at = anchor.indexOf(":");
+  return at < 0 ? [anchor, ""] : [anchor.slice(0, at), anchor.slice(at + 1)];
+}
+
+const BARE_END = new RegExp(String.raw`\b(${CLOCK_WORD_PATTERN})\b\s*$`, "iu");
+const BARE_START = new RegExp(String.raw`^\s*(${CLOCK_WORD_PATTERN})\b`, "iu");
 
 /** A clock time the text ends at or starts from: a time written, or a named event's end (or start). */
 function anchorTime(text: string, facts: Facts, direction: "after" | "until"): string | undefined {
   const times = findTimes(text);
   const last = times.at(-1);
   if (last) return daytime(last.readings);
-  const bare = /\b(\d{1,2})\b\s*$/u.exec(text.trim()) ?? /^\s*(\d{1,2})\b/u.exec(text);
-  if (bare) return daytime([`${String(Number(bare[1])).padStart(2, "0")}:00`]);
+  // A bare hour, in figures or words ("until 3", "from four"): the reading in waking hours.
+  const bare = BARE_END.exec(text.trim()) ?? BARE_START.exec(text);
+  const hour = bare ? (clockHour(bare[1] ?? "") ?? Number(bare[1])) : Number.NaN;
+  if (Number.isInteger(hour) && hour >= 0 && hour <= 23) {
+    const padded = (value: number) => `${String(value).padStart(2, "0")}:00`;
+    return daytime(hour >= 1 && hour <= 12 ? [padded(hour), padded((hour + 12) % 24)] : [padded(hour)]);
+  }
   const events = mentionedItems(text, facts).filter((mention) => mention.item.family === "event");
   const event = events.at(-1)?.item;
   if (!event?.start) return undefined;
   return direction === "after" ? (event.end ?? event.start) : event.start;
 }
 
+/**
+ * The window a clause's anchors set before a claim: "once the gym is done at 7pm" (from 19:00), "after the
+ * Acme call" (from its end), "before lunch" (until its start), "between the market and dinner" (from the one's
+ * end to the other's start). Undefined when the clause sets none, or names nothing with a time.
+ */
+function anchoredWindow(text: string, facts: Facts): Window | undefined {
+  const between = /\bbetween\s+(.+?)\s+(?:and|&)\s+(.+?)[\s,]*$/iu.exec(text);
+  if (between) {
+    const from = anchorTime(between[1] ?? "", facts, "after");
+    const to = anchorTime(between[2] ?? "", facts, "until");
+    // An end earlier than the start is on another day ("between the market and tomorrow's run"): to midnight.
+    return from && to ? { from, to: to > from ? to : "23:59" } : undefined;
+  }
+  const range = /\bfrom\s+(.+?)\s+(?:until|till|to)\s+(.+?)[\s,]*$/iu.exec(text);
+  if (range) {
+    const from = anchorTime(range[1] ?? "", facts, "after");
+    const to = anchorTime(range[2] ?? "", facts, "until");
+    return from && to ? { from, to: to > from ? to : "23:59" } : undefined;
+  }
+  const after = /\b(?:after|once|following|when|past|beyond)\s+([^,;]+?)[\s,]*$/iu.exec(text);
+  if (after) {
+    const from = anchorTime(after[1] ?? "", facts, "after");
+    return from ? { from, to: "23:59" } : undefined;
+  }
+  const before = /\b(?:before|until|till|up\s+to)\s+([^,;]+?)[\s,]*$/iu.exec(text);
+  if (before) {
+    const to = anchorTime(before[1] ?? "", facts, "until");
+    return to ? { from: "00:00", to } : undefined;
+  }
+  return undefined;
+}
+
 /** Of the readings of a clock time, the one in waking hours: "until 3" is 15:00, "until 10" 10:00. */
 function daytime(readings: readonly string[]): string {
   if (readings.length === 1) return readings[0] ?? "12:00";
   const hour = Number(readings[0]?.slice(0, 2));
+  // "until 3" is 15:00, "until 10" 10:00; 7 is morning or evening alike, and the morning reading is kept.
   if (hour >= 1 && hour <= 6) return readings[1] ?? readings[0] ?? "12:00";
   return readings[0] ?? "12:00";
 }
@@ -323,6 +528,14 @@ function eventsOn(facts: Facts, day: string): ItemFact[] | undefined {
     seen.add(key);
     return true;
   });
+}
+
+/** The days a sentence speaks of (its first day reference, else today) and the part of day it names. */
+function spokenOf(sentence: string, today: string): { dates: string[]; part: string | undefined } {
+  const reference = findDayReferences(sentence, today)[0];
+  const part =
+    reference?.part === "night" ? "evening" : reference?.part === undefined ? undefined : reference.part;
+  return { dates: reference && reference.dates.length > 0 ? reference.dates : [today], part };
 }
 
 function daySpokenOf(sentence: string, today: string): string {

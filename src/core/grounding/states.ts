@@ -6,10 +6,11 @@
 import { type ItemMention, mentionedItems, nearestItems } from "./binding.ts";
 import type { ItemFact } from "./facts.ts";
 import type { Evidence, FoundClaim } from "./types.ts";
+import { stem, stemsMatch, tokenize } from "./words.ts";
 
 export type ItemState = "done" | "open" | "cancelled" | "moved" | "overdue";
 
-const DONE_WORDS = String.raw`finished|completed|complete|done|ticked\s+off|checked\s+off|crossed\s+off|wrapped\s+up|knocked\s+out|sorted(?:\s+out)?|taken\s+care\s+of|dealt\s+with|handled|closed|nailed|out\s+of\s+the\s+way|off\s+(?:your|the)\s+list|got\s+through|submitted|sent\s+off|paid`;
+const DONE_WORDS = String.raw`settled|finished|completed|complete|done|ticked\s+off|checked\s+off|crossed\s+off|wrapped\s+up|knocked\s+out|sorted(?:\s+out)?|taken\s+care\s+of|dealt\s+with|handled|closed|nailed|out\s+of\s+the\s+way|off\s+(?:your|the)\s+list|got\s+through|submitted|sent\s+off|paid`;
 
 const PATTERNS: Array<{ state: ItemState; pattern: RegExp }> = [
   {
@@ -32,7 +33,7 @@ const PATTERNS: Array<{ state: ItemState; pattern: RegExp }> = [
   {
     state: "cancelled",
     pattern:
-      /\b(?:cancell?ed|called\s+off|scrapped|axed|dropped\s+from\s+(?:your|the)\s+calendar|no\s+longer\s+(?:on|happening))\b/giu,
+      /\b(?:cancell?ed|called\s+off|scrapped|axed|dropped\s+from\s+(?:your|the)\s+calendar|no\s+longer\s+(?:on|happening|going\s+ahead)|(?:is|are|['’]s)\s+(?:now\s+)?off(?!\s+(?:to|the|your|at|for|until|till|work|duty))|(?:won['’]t|will\s+not|isn['’]t|is\s+not|aren['’]t|are\s+not)\s+(?:be\s+)?(?:happen(?:ing)?|go(?:ing)?\s+ahead|take\s+place|taking\s+place|running))\b/giu,
   },
   {
     state: "moved",
@@ -74,12 +75,16 @@ export function findStateClaims(sentence: string, evidence: Evidence): FoundClai
         !/\b(?:is|are|running|already)\s+$/iu.test(before)
       )
         continue;
-      const bound = bindState(sentence, state, start, end, mentions);
-      if (bound.length === 0) continue;
+      const nearest = bindState(sentence, state, start, end, mentions);
+      if (nearest.length === 0) continue;
       taken.push([start, end]);
-      const backing = bound.find((mention) => hasState(mention.item, state, facts.localDate, facts.items));
-      const backed = backing !== undefined;
-      const item = bound[0]?.item;
+      // "you completed Call the bank and Kitchen: order tiles": the state is said of every item listed.
+      const listed = coordinated(sentence, nearest, mentions);
+      const bound = listed.length > 1 ? listed : nearest;
+      const holds = (mention: ItemMention) => hasState(mention.item, state, facts.localDate, facts.items);
+      const backing = bound.find(holds);
+      const backed = listed.length > 1 ? listed.every(holds) : backing !== undefined;
+      const item = (bound.find((mention) => !holds(mention)) ?? bound[0])?.item;
       claims.push({
         kind: "state",
         text: match[0],
@@ -92,7 +97,90 @@ export function findStateClaims(sentence: string, evidence: Evidence): FoundClai
       });
     }
   }
+  claims.push(...titleVerbDone(sentence, facts, mentions, taken));
   return claims;
+}
+
+/** Past forms that a light stemmer does not bring back to their verb. */
+const IRREGULAR: Record<string, string> = {
+  sent: "send",
+  paid: "pay",
+  written: "write",
+  bought: "buy",
+  made: "make",
+  taken: "take",
+  done: "do",
+  booked: "book",
+  sold: "sell",
+  built: "build",
+  found: "find",
+  told: "tell",
+};
+const PARTICIPLE =
+  /\b(?:(?:has|have|had)\s+(?:already\s+|now\s+)?been|(?:is|are|was|were|got)\s+(?:already\s+|now\s+|all\s+)?)\s*(\p{L}{3,}(?:ed|en|t|d))\b/giu;
+
+/**
+ * "Return library books has been returned", "the Q4 report was sent": a task said to have had its own
+ * verb done to it is said to be done.
+ */
+function titleVerbDone(
+  sentence: string,
+  facts: Evidence["facts"],
+  mentions: readonly ItemMention[],
+  taken: Array<[number, number]>,
+): FoundClaim[] {
+  const claims: FoundClaim[] = [];
+  for (const match of sentence.matchAll(PARTICIPLE)) {
+    const start = match.index ?? 0;
+    const end = start + match[0].length;
+    if (taken.some(([from, to]) => from < end && start < to)) continue;
+    if (HYPOTHETICAL.test(sentence.slice(Math.max(0, start - 48), start))) continue;
+    const word = (match[1] ?? "").toLowerCase();
+    const verb = stem(IRREGULAR[word] ?? word);
+    const bound = nearestItems(mentions, sentence, start, end, (item) => {
+      const first = tokenize(item.title.replace(/^[^:]*:\s*/u, ""))[0];
+      return item.family === "task" && first !== undefined && stemsMatch(stem(first), verb);
+    });
+    // The task must be what the verb is said of: named just before it ("Return library books has been…").
+    const subject = bound.find(
+      (mention) => mention.end <= start && /^[^,;.]{0,24}$/u.test(sentence.slice(mention.end, start)),
+    );
+    const item = subject?.item;
+    if (!item) continue;
+    const backed = hasState(item, "done", facts.localDate, facts.items);
+    claims.push({
+      kind: "state",
+      text: match[0],
+      normalized: `${item.title}:done`,
+      start,
+      end,
+      isBacked: () => backed,
+      backedBy: backed ? item.receiptId : undefined,
+      reason: () => `the receipts show "${item.title}" ${shownState(item, facts.localDate)}`,
+    });
+  }
+  return claims;
+}
+
+/** The items listed with the bound one: "X and Y", "X, Y and Z" (one item each, in reading order). */
+function coordinated(
+  sentence: string,
+  bound: readonly ItemMention[],
+  mentions: readonly ItemMention[],
+): ItemMention[] {
+  const first = bound[0];
+  if (!first || bound.length > 1) return [...bound];
+  const list = [first];
+  const later = mentions.filter((mention) => mention.start >= first.end).sort((a, b) => a.start - b.start);
+  let last = first;
+  for (const next of later) {
+    if (next.start < last.end) continue;
+    if (!/^\s*(?:,|and|&|,\s*and)\s*(?:the\s+|your\s+)?$/iu.test(sentence.slice(last.end, next.start))) break;
+    if (next.item.family !== first.item.family) break;
+    list.push(next);
+    last = next;
+  }
+  return list;
 }
 
 function bindState(

@@ -14,6 +14,28 @@ export interface TimeMention {
   bare?: boolean;
 }
 
+/** Minutes as a clock is read aloud: "five past", "twenty-five to", "half past", "quarter to". */
+const MINUTE_WORDS: Record<string, number> = {
+  five: 5,
+  ten: 10,
+  quarter: 15,
+  "a quarter": 15,
+  twenty: 20,
+  "twenty-five": 25,
+  "twenty five": 25,
+  half: 30,
+};
+const MINUTE_WORD_PATTERN = Object.keys(MINUTE_WORDS)
+  .sort((a, b) => b.length - a.length)
+  .map((word) => word.replace(/\s/gu, "\\s+"))
+  .join("|");
+
+function minuteValue(text: string): number | null {
+  const lower = text.toLowerCase().replace(/\s+/gu, " ");
+  const value = MINUTE_WORDS[lower] ?? (/^\d{1,2}$/u.test(lower) ? Number(lower) : undefined);
+  return value !== undefined && value > 0 && value < 60 ? value : null;
+}
+
 const MERIDIEM = String.raw`(?:\s*([ap])(?:\.m\.|\.?\s?m\b))`;
 const CUE = `(?:at|from|until|till|til|by|before|after|around|about|between|to|and|or|starts?|ends?)`;
 
@@ -46,13 +68,26 @@ const PATTERNS: { pattern: RegExp; read: (match: RegExpExecArray) => string[] | 
     read: (match) => (match[1]?.toLowerCase() === "midnight" ? ["00:00"] : ["12:00"]),
   },
   {
-    // "half past ten", "quarter to three"
-    pattern: new RegExp(String.raw`\b(half|quarter)\s+(past|to)\s+(${CLOCK_WORD_PATTERN})\b`, "giu"),
+    // "half past ten", "quarter to three", "ten past nine", "twenty-five to four", "5 past 6"
+    pattern: new RegExp(
+      String.raw`\b(${MINUTE_WORD_PATTERN}|\d{1,2})(?:\s+minutes?)?\s+(past|to|after|before)\s+(${CLOCK_WORD_PATTERN})\b(?!\s*(?:°|degrees?|%|minutes?|hours?|days?|weeks?|people|tasks?|events?|meetings?|items?))`,
+      "giu",
+    ),
     read: (match) => {
       const hour = clockHour(match[3] ?? "");
-      if (hour === null) return null;
-      const minutes = match[1]?.toLowerCase() === "half" ? 30 : 15;
-      return match[2]?.toLowerCase() === "past"
+      const minutes = minuteValue(match[1] ?? "");
+      if (hour === null || minutes === null) return null;
+      // "from ten to twelve", "5 to 6" are ranges of hours; only quarter and half "to" are always minutes.
+      const before = (match.input ?? "").slice(0, match.index ?? 0);
+      const ambiguous = !/^(?:a\s+)?(?:quarter|half)$/iu.test(match[1] ?? "");
+      if (
+        /to|before/iu.test(match[2] ?? "") &&
+        ambiguous &&
+        (/^\d/u.test(match[1] ?? "") ||
+          /\b(?:from|between|runs?|running|open|opens|lasts?|is)\s+$/iu.test(before))
+      )
+        return null;
+      return /past|after/iu.test(match[2] ?? "")
         ? readings(hour, minutes, undefined)
         : readings(hour === 1 ? 12 : hour - 1, 60 - minutes, undefined);
     },
@@ -166,29 +201,40 @@ export function findTimeClaims(sentence: string, mask: Mask, evidence?: Evidence
     // "The standup starts at half past ten": a time said of a named item must be one of that item's.
     const before = sentence.slice(Math.max(0, mention.start - 40), mention.start);
     const end = sentence.slice(0, mention.start);
-    const which: Which = /\b(?:starts?|starting|begins?|beginning|kicks?\s+off|from)\s+(?:at\s+)?$/iu.test(
-      end,
-    )
-      ? "start"
-      : /\b(?:ends?|ending|finish(?:es)?|finishing|wraps?\s+up|wrapping\s+up|until|till|over\s+by|done\s+by|runs\s+until)\s+(?:at\s+|by\s+)?$/iu.test(
-            end,
-          )
-        ? "end"
-        : "any";
+    // "X is at 3" names its start; an end needs its own words ("until", "wraps up", "is over by").
+    // "Moved to 3pm" names the new start, and only it.
+    const movedTo = MOVED_TO.test(end);
+    const which: Which =
+      movedTo ||
+      /\b(?:starts?|starting|begins?|beginning|kicks?\s+off|from|(?:is|are|['’]s)\s+(?:still\s+|now\s+)?at)\s+(?:at\s+)?$/iu.test(
+        end,
+      )
+        ? "start"
+        : /\b(?:ends?|ending|finish(?:es)?|finishing|wraps?\s+up|wrapping\s+up|until|till|over|done|out|runs\s+until)\s+(?:at\s+|by\s+)?$/iu.test(
+              end,
+            )
+          ? "end"
+          : "any";
     // A moved event's old time is its time only where the sentence speaks of the move ("moved from 11").
     const moved =
+      !movedTo &&
       /\b(?:from|was|were|originally|previously|had\s+been|moved|rescheduled|earlier|used\s+to)\b/iu.test(
         before,
       );
     const timesOf = (item: ItemFact) => itemTimes(item, which, moved);
-    const bound = nearestItems(
-      mentions,
-      sentence,
-      mention.start,
-      mention.end,
-      (item) => itemTimes(item, "any", true).length > 0,
+    const timed = (item: ItemFact) => itemTimes(item, "any", true).length > 0;
+    // "the farmers market from 9 and dinner at 7": a time right after an item (a cue word between) is its.
+    const adjacent = mentions.filter(
+      (found) =>
+        found.end <= mention.start &&
+        timed(found.item) &&
+        ADJACENT_CUE.test(sentence.slice(found.end, mention.start)),
     );
-    const own = bound.flatMap((found) => timesOf(found.item));
+    const bound =
+      adjacent.length > 0 ? adjacent : nearestItems(mentions, sentence, mention.start, mention.end, timed);
+    // "From four until the gym": a time at one end of a range whose other end is an item is not that item's.
+    const rangeToItem = /^\s*(?:until|till|to|and)\s+(?:the|your)\b/iu.test(sentence.slice(mention.end));
+    const own = rangeToItem ? [] : bound.flatMap((found) => timesOf(found.item));
     claims.push({
       kind: "time",
       text: mention.text,
@@ -224,6 +270,11 @@ export function findTimeClaims(sentence: string, mask: Mask, evidence?: Evidence
   }
   return claims;
 }
+
+const MOVED_TO =
+  /\b(?:moved|pushed(?:\s+back|\s+out)?|rescheduled|shifted|changed|bumped|brought\s+forward|postponed|delayed)\s+(?:back\s+)?(?:from\s+[^,;]{1,24}?\s+)?(?:to|till|until|for)\s+(?:at\s+)?$/iu;
+/** What may stand between an item and its time: "the market from 9", "the standup at 9:30", "lunch, 12:30". */
+const ADJACENT_CUE = /^(?:['’]s)?\s*(?:,\s*)?(?:(?:is\s+|starts\s+|begins\s+|runs\s+)?(?:at|from)\s+)?$/iu;
 
 /** "at 10", "wraps up by 10.": an hour after a time word, where the sentence ends or moves on. */
 const BARE_HOUR =

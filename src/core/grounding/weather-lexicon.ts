@@ -25,6 +25,8 @@ export const WEATHER_THRESHOLDS = {
   rainLikelyPercent: 50,
   /** "A chance of showers", "might rain", "bring an umbrella just in case": at or above this. */
   rainPossiblePercent: 25,
+  /** "A small chance of rain", "a slight risk of showers": the chance must stay below this. */
+  lowChanceBelowPercent: 50,
   /** "Dry", "no rain": the chance must stay below this, and the code must not be wet. */
   dryBelowPercent: 30,
   /** "Windy", "breezy", "gusty": wind at or above this, km/h. */
@@ -157,16 +159,22 @@ export const WEATHER_WORDS: Array<[string, WeatherWordClaim]> = [
   [String.raw`snow|snowy|snowfall|snowing|flurries|blizzards?`, { kind: "condition", condition: "snow" }],
   [String.raw`showers|showery`, { kind: "condition", condition: "showers" }],
   [
-    String.raw`rain|rainy|raining|rainfall|downpours?|wet|soggy|umbrella|rain ?coat|wellies`,
+    String.raw`rain|rainy|raining|rainfall|downpours?|wet|soggy|washout|umbrella|brolly|rain ?coat|wellies`,
     {
       kind: "condition",
       condition: "rain",
     },
   ],
   [String.raw`dry|rain-free`, { kind: "condition", condition: "dry" }],
-  [String.raw`windy|breezy|gusty|gusts?|gales?|blustery|strong winds?`, { kind: "wind" }],
+  [
+    String.raw`windy|breezy|gusty|gusts?|gales?|blustery|strong winds?|winds?(?!\s+(?:down|up)\b)`,
+    { kind: "wind" },
+  ],
   [String.raw`scorching|sweltering|hot`, { kind: "feel", feel: "hot" }],
-  [String.raw`freezing|frost|frosty|icy|below zero|sub-zero`, { kind: "feel", feel: "freezing" }],
+  [
+    String.raw`freezing|frost|frosty|icy|ice|cold snap|below zero|sub-zero`,
+    { kind: "feel", feel: "freezing" },
+  ],
   [String.raw`warm|balmy`, { kind: "feel", feel: "warm" }],
   [String.raw`cold|chilly|nippy|bitter`, { kind: "feel", feel: "cold" }],
   [String.raw`cool`, { kind: "feel", feel: "cool" }],
@@ -198,3 +206,9 @@ export function feelFits(
       return bottom <= t.freezingLowMax;
   }
 }
+
+/** Any word of the lexicon, for telling "a chilly, clear morning" (weather) from "a clear morning" (free time). */
+export const ANY_WEATHER_WORD = new RegExp(
+  String.raw`\b(?:${WEATHER_WORDS.map(([words]) => words).join("|")})\b`,
+  "iu",
+);

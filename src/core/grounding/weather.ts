@@ -9,7 +9,13 @@ import { findDayReferences } from "./days.ts";
 import type { ForecastDay } from "./facts.ts";
 import type { Mask } from "./mask.ts";
 import type { Evidence, FoundClaim } from "./types.ts";
-import { feelFits, WEATHER_THRESHOLDS, WEATHER_WORDS, type WeatherWordClaim } from "./weather-lexicon.ts";
+import {
+  ANY_WEATHER_WORD,
+  feelFits,
+  WEATHER_THRESHOLDS,
+  WEATHER_WORDS,
+  type WeatherWordClaim,
+} from "./weather-lexicon.ts";
 
 const LEXICON = WEATHER_WORDS.map(([words, claim]) => ({
   claim,
@@ -33,14 +39,52 @@ const HEDGE =
 const NEGATION =
   /\b(?:no|not|without|zero|won['’]t|isn['’]t|aren['’]t|free\s+of|little|unlikely|any)\s+(?:\w+\s+){0,2}$/iu;
 
+/** A temperature feel ("chilly", "mild") is about the weather where the sentence speaks of a day or its air. */
+const FEEL_WORDS = new RegExp(
+  String.raw`\b(?:${WEATHER_WORDS.filter(([, claim]) => claim.kind === "feel")
+    .map(([words]) => words)
+    .join("|")})\b`,
+  "iu",
+);
+const FEEL_CONTEXT =
+  /\b(?:day|morning|afternoon|evening|night|weather|temperatures?|start|out|outside|one|tomorrow|today|degrees?|high|low)\b|°/iu;
+
 export function findWeatherClaims(sentence: string, mask: Mask, evidence: Evidence): FoundClaim[] {
-  if (!WEATHER_SENTENCE.test(sentence)) return [];
+  if (!WEATHER_SENTENCE.test(sentence) && !(FEEL_WORDS.test(sentence) && FEEL_CONTEXT.test(sentence)))
+    return FEEL_CONTEXT.test(sentence) ? comparisonClaims(sentence, mask, evidence.facts.localDate) : [];
   const claims: FoundClaim[] = [];
   const days = daysSpokenOf(sentence, evidence.facts.localDate);
   const now = /\b(?:right now|currently|at the moment|this minute|already)\b/iu.test(sentence);
   // "Storm Bert heads for Wales" is a headline, and "Rain check with Sam" an event: their words are names.
   const named = mentionedItems(sentence, evidence.facts).filter((mention) => mention.item.family !== "task");
   claims.push(...rainChanceClaims(sentence, mask, days));
+  claims.push(...comparisonClaims(sentence, mask, evidence.facts.localDate));
+  // "A chilly, clear morning": beside another weather word, "clear" (or "bright") describes the sky.
+  for (const match of sentence.matchAll(
+    /\b(clear|bright)(?=\s+(?:day|morning|afternoon|evening|night|start)\b)/giu,
+  )) {
+    const start = match.index ?? 0;
+    const end = start + match[0].length;
+    const phrase =
+      sentence
+        .slice(Math.max(0, start - 24), start)
+        .split(/[.;:!?]/u)
+        .at(-1) ?? "";
+    if (!ANY_WEATHER_WORD.test(phrase) || !mask.take(start, end)) continue;
+    const wanted: Wanted = {
+      kind: "condition",
+      condition: match[1]?.toLowerCase() === "clear" ? "clear" : "sunny_spells",
+    };
+    claims.push({
+      kind: "weather",
+      text: match[0],
+      normalized: `${describe(wanted)}@${days.join("|")}`,
+      start,
+      end,
+      isBacked: (found) => backed(found, wanted, days, now),
+      reason: (found) => reasonFor(found, wanted, days),
+    });
+  }
   for (const { claim, pattern } of LEXICON) {
     for (const match of sentence.matchAll(pattern)) {
       const start = match.index ?? 0;
@@ -53,13 +97,7 @@ export function findWeatherClaims(sentence: string, mask: Mask, evidence: Eviden
         NOT_WEATHER.test(sentence.slice(start, end + 12))
       )
         continue;
-      if (
-        claim.kind === "feel" &&
-        !/\b(?:day|morning|afternoon|evening|night|weather|temperatures?|start|out|outside|one|tomorrow|today|degrees?|high|low|°)\b|°/iu.test(
-          sentence,
-        )
-      )
-        continue;
+      if (claim.kind === "feel" && !FEEL_CONTEXT.test(sentence)) continue;
       mask.take(start, end);
       const before = sentence.slice(Math.max(0, start - 30), start);
       const after = sentence.slice(end, end + 40);
@@ -70,22 +108,67 @@ export function findWeatherClaims(sentence: string, mask: Mask, evidence: Eviden
           after,
         );
       const hedged = HEDGE.test(sentence);
-      const wanted = resolve(claim, negated, hedged);
+      const low = LOW_CHANCE.test(before);
+      const wanted: Wanted =
+        low && claim.kind === "condition" && !negated
+          ? { kind: "low_chance" }
+          : resolve(claim, negated, hedged);
+      // Each word is said of the day of its own part of the sentence: "light snow, clearing tomorrow".
+      const own = daysAt(sentence, start, evidence.facts.localDate) ?? days;
       claims.push({
         kind: "weather",
         text: match[0],
-        normalized: `${describe(wanted)}@${days.join("|")}`,
+        normalized: `${describe(wanted)}@${own.join("|")}`,
         start,
         end,
-        isBacked: (found) => backed(found, wanted, days, now),
-        reason: (found) => reasonFor(found, wanted, days),
+        isBacked: (found) => backed(found, wanted, own, now),
+        reason: (found) => reasonFor(found, wanted, own),
       });
     }
   }
   return claims;
 }
 
-type Wanted = WeatherWordClaim | { kind: "dry" } | { kind: "possible"; condition: "rain" | "snow" | "storm" };
+type Wanted =
+  | WeatherWordClaim
+  | { kind: "dry" }
+  | { kind: "low_chance" }
+  | { kind: "possible"; condition: "rain" | "snow" | "storm" };
+
+/** "only a small chance of rain", "a slight risk of showers": a low chance, true of a dry-ish day. */
+const LOW_CHANCE =
+  /\b(?:small|slight|slim|low|tiny|little|remote|outside|minimal)\s+(?:chance|risk|probability|odds|possibility)\s+(?:of\s+)?(?:a\s+|any\s+|some\s+)?$/iu;
+
+/** Where a sentence turns from one day's weather to another's: "light snow, clearing tomorrow". */
+const TURN =
+  /[,;:]\s*|\s+[—–-]\s+|\s+(?:then|turning|becoming|clearing|easing|followed\s+by|before|later|but|while)\s+/giu;
+
+/**
+ * The days the part of the sentence holding `at` speaks of: its own day words, else the last ones before it
+ * ("Tomorrow brings rain, so take an umbrella"); undefined when the sentence names none at all.
+ */
+function daysAt(sentence: string, at: number, today: string): string[] | undefined {
+  if (!today) return undefined;
+  const references = findDayReferences(sentence, today).filter((reference) =>
+    reference.dates.some((date) => date >= addDays(today, -1)),
+  );
+  if (references.length === 0) return undefined;
+  let from = 0;
+  let to = sentence.length;
+  for (const turn of sentence.matchAll(TURN)) {
+    const index = turn.index ?? 0;
+    if (index + turn[0].length <= at) from = index + turn[0].length;
+    else if (index >= at) {
+      to = index;
+      break;
+    }
+  }
+  const inPart = references.filter((reference) => reference.start < to && reference.end > from);
+  const chosen =
+    inPart.length > 0 ? inPart : references.filter((reference) => reference.end <= from).slice(-1);
+  if (chosen.length === 0) return [today];
+  return [...new Set(chosen.flatMap((reference) => reference.dates))];
+}
 
 function resolve(claim: WeatherWordClaim, negated: boolean, hedged: boolean): Wanted {
   if (claim.kind !== "condition") return claim;
@@ -122,6 +205,8 @@ function fits(day: ForecastDay, wanted: Wanted): boolean {
         day.conditions.has(wanted.condition) ||
         (wanted.condition === "rain" && chance !== undefined && chance >= t.rainPossiblePercent)
       );
+    case "low_chance":
+      return chance === undefined ? day.conditions.has("dry") : chance < t.lowChanceBelowPercent;
     case "possible_rain":
       return day.conditions.has("wet") || (chance !== undefined && chance >= t.rainPossiblePercent);
     case "wind":
@@ -129,6 +214,51 @@ function fits(day: ForecastDay, wanted: Wanted): boolean {
     case "feel":
       return feelFits(wanted.feel, day.low, day.high);
   }
+}
+
+const WARMER = /^(?:warmer|milder|hotter|balmier)$/iu;
+const COMPARISON =
+  /\b(warmer|milder|hotter|balmier|colder|cooler|chillier)\b(?:\s+than\s+(today|tomorrow|yesterday))?/giu;
+
+/**
+ * "Tomorrow will be warmer than today": the day spoken of against the one it is compared with ("than …", else
+ * today), by their highs; with either day missing from the forecast the claim is unbacked. Today "colder" with
+ * nothing named to compare is left alone.
+ */
+function comparisonClaims(sentence: string, mask: Mask, today: string): FoundClaim[] {
+  const claims: FoundClaim[] = [];
+  for (const match of sentence.matchAll(COMPARISON)) {
+    const start = match.index ?? 0;
+    const end = start + match[0].length;
+    if (!mask.isFree(start, end)) continue;
+    const than = match[2]?.toLowerCase();
+    const named = findDayReferences(sentence.slice(0, start) + sentence.slice(end), today)
+      .flatMap((reference) => reference.dates)
+      .filter((date) => date !== undefined);
+    const day = named[0] ?? today;
+    const offset = { today: 0, tomorrow: 1, yesterday: -1 }[than ?? ""];
+    // "A colder day" with nothing to compare it with in the receipts is a feel, not a comparison to check.
+    if (offset === undefined && day === today) continue;
+    const base = offset !== undefined ? addDays(today, offset) : today;
+    const warmer = WARMER.test(match[1] ?? "");
+    mask.take(start, end);
+    const highOf = (evidence: Evidence, date: string) =>
+      evidence.facts.forecast.find((entry) => entry.date === date)?.high;
+    claims.push({
+      kind: "weather",
+      text: match[0],
+      normalized: `${warmer ? "warmer" : "colder"}:${day}>${base}`,
+      start,
+      end,
+      isBacked: (evidence) => {
+        const [a, b] = [highOf(evidence, day), highOf(evidence, base)];
+        return a !== undefined && b !== undefined && (warmer ? a > b : a < b);
+      },
+      reason: (evidence) =>
+        `the forecast gives a high of ${highOf(evidence, day) ?? "nothing"} on ${day} and ${highOf(evidence, base) ?? "nothing"} on ${base}`,
+    });
+  }
+  return claims;
 }
 
 /** Rain chances written as a number ("a 10% chance of rain") or in words ("a slight chance of showers"). */

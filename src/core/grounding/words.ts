@@ -75,17 +75,40 @@ const SMALL_NUMBER_WORDS = `one two three four five six seven eight nine ten ele
 // Counts start at "two": "one" is too often not a count ("one of them", "no one").
 const NUMBER_WORDS = valuesOf(SMALL_NUMBER_WORDS.slice(1), 2);
 const CLOCK_WORDS = valuesOf(SMALL_NUMBER_WORDS.slice(0, 12), 1);
+const TENS = valuesOf("twenty thirty forty fifty sixty seventy eighty ninety".split(" "), 2);
+const UNITS = valuesOf(SMALL_NUMBER_WORDS.slice(0, 9), 1);
+/** Counts people write as words for a number: "a dozen", "a pair of". */
+const COUNT_PHRASES = new Map([
+  ["dozen", 12],
+  ["pair", 2],
+]);
 
 function valuesOf(words: string[], first: number): Map<string, number> {
   return new Map(words.map((word, index) => [word, first + index]));
 }
 
-/** "two" → 2 … "twenty" → 20; smaller and larger words are not counted. */
+/**
+ * "two" → 2 … "nineteen" → 19, "sixty-one" / "sixty one" → 61 up to 99, "a dozen" → 12, "a pair of" → 2;
+ * "one" and anything else is not counted.
+ */
 export function numberWordValue(word: string): number | null {
-  return NUMBER_WORDS.get(word.toLowerCase()) ?? null;
+  const lower = word
+    .toLowerCase()
+    .trim()
+    .replace(/^an?\s+/u, "")
+    .replace(/\s+of$/u, "");
+  const small = NUMBER_WORDS.get(lower) ?? COUNT_PHRASES.get(lower);
+  if (small !== undefined) return small;
+  const [tens = "", unit, extra] = lower.split(/[\s-]+/u);
+  const ten = TENS.get(tens);
+  if (ten === undefined || extra !== undefined) return null;
+  if (unit === undefined) return ten * 10;
+  const one = UNITS.get(unit);
+  return one === undefined ? null : ten * 10 + one;
 }
 
-export const NUMBER_WORD_PATTERN = [...NUMBER_WORDS.keys()].join("|");
+const UNIT_PATTERN = [...UNITS.keys()].join("|");
+export const NUMBER_WORD_PATTERN = `(?:${[...TENS.keys()].join("|")})(?:[\\s-](?:${UNIT_PATTERN}))?|${[...NUMBER_WORDS.keys()].join("|")}|an?\\s+dozen|a\\s+pair\\s+of`;
 
 /** "ten" or "10" as an hour on a clock face (1–12), or null. */
 export function clockHour(word: string): number | null {

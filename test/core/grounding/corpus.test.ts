@@ -2,8 +2,10 @@ import { describe, expect, it } from "vitest";
 import { groundAnswer } from "../../../src/core/grounding/gate.ts";
 import { gateOptions } from "../../../src/core/grounding/options.ts";
 import { BUSY, USER } from "./corpus/days.ts";
+import { HELD_OUT } from "./corpus/held-out.ts";
 import { scoreCorpus } from "./corpus/score.ts";
 import { CORPUS } from "./corpus/sentences.ts";
+import { UNTOUCHED } from "./corpus/untouched.ts";
 
 describe("the natural-prose corpus", () => {
   it("holds at least 150 sentences over six planted days, honest and lies of every kind", () => {
@@ -15,13 +17,25 @@ describe("the natural-prose corpus", () => {
     );
   });
 
+  it("has an untouched check set of at least 80 sentences, honest and lies of every kind, only ever measured", () => {
+    expect(UNTOUCHED.length).toBeGreaterThanOrEqual(80);
+    const kinds = (honest: boolean) =>
+      [...new Set(UNTOUCHED.filter((entry) => entry.honest === honest).map((entry) => entry.kind))].sort();
+    const all = ["count", "coverage", "day", "happening", "name", "quantity", "state", "time", "weather"];
+    expect(kinds(false)).toEqual(all);
+    expect(kinds(true)).toEqual(all);
+    // Written in other words: no sentence of it is in the tuning or held-out corpus.
+    const seen = new Set([...CORPUS, ...HELD_OUT].map((entry) => entry.text.toLowerCase()));
+    expect(UNTOUCHED.filter((entry) => seen.has(entry.text.toLowerCase()))).toEqual([]);
+  });
+
   for (const path of ["briefing", "chat"] as const) {
-    it(`stops at least 99 % of lies and keeps at least 97 % of honest sentences on the ${path} path`, async () => {
-      const score = await scoreCorpus(CORPUS, path);
+    it(`stops at least 99 % of lies and keeps at least 97 % of honest sentences on the ${path} path (tuning and held-out)`, async () => {
+      const score = await scoreCorpus([...CORPUS, ...HELD_OUT], path);
       const wrong = score.results.filter((result) => !result.right).map((result) => result.entry.text);
       expect(score.liesStopped / score.lies, wrong.join("\n")).toBeGreaterThanOrEqual(0.99);
       expect(score.honestKept / score.honest, wrong.join("\n")).toBeGreaterThanOrEqual(0.97);
-    });
+    }, 180_000); // Over 440 sentences through the real gate: generous on a shared, loaded machine.
   }
 });
 
