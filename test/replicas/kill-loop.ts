@@ -12,6 +12,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { inArray } from "drizzle-orm";
 import { type OpenDatabase, openDatabase } from "../../db/client.ts";
 import { briefingRuns, identities, users } from "../../db/schema/index.ts";
 import { freePort, type RealRun, realBriefbot } from "../helpers/real-briefbot.ts";
@@ -51,7 +52,13 @@ export interface KillLoopResult {
   expectedRuns: number;
   /** When the kills stopped (the folder read with no process running). */
   atLastKill: RunCounts & { runs: number; posts: number };
-  /** From the last start's spawn until no run was claimed or generating, and until all were settled. */
+  /** Runs left claimed or generating by the killed processes. */
+  orphans: number;
+  /**
+   * From the last start's spawn: until every orphan was taken back by the new process (or done), until
+   * every orphan was generated again (no longer claimed or generating), and until every run was settled.
+   */
+  orphansTakenBackMs: number;
   orphansRegeneratedMs: number;
   allSettledMs: number;
   final: RunCounts & { runs: number };
@@ -80,7 +87,7 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRes
       },
     },
     latency: { timeToFirstTokenMs: options.modelMs, perTokenMs: 2 },
-    parallel: 2,
+    parallel: 4,
   });
   const telegram = await startTelegramServer({ autoCreateChats: true });
   const briefbot = realBriefbot(dataDir, {
@@ -141,20 +148,40 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRes
       ...(await countRuns(db)),
       posts: posts(),
     }));
+    const orphanIds = await withFolder(dataDir, async (db) =>
+      (
+        await db.db
+          .select({ id: briefingRuns.id })
+          .from(briefingRuns)
+          .where(inArray(briefingRuns.state, ["claimed", "generating"]))
+      ).map((run) => run.id),
+    );
 
     const spawnedAt = performance.now();
     const last = await start();
     const deadline = spawnedAt + timeoutMs;
     let orphansRegeneratedMs: number | undefined;
+    let orphansTakenBackMs: number | undefined;
     let settled: (RunCounts & { runs: number }) | undefined;
     const live = await openDatabase({ dataDir });
     try {
+      const livePid = String(last.child.pid);
       for (;;) {
         const counts = await countRuns(live);
-        if (orphansRegeneratedMs === undefined && counts.claimed + counts.generating === 0)
+        const orphans = await live.db
+          .select({ state: briefingRuns.state, claimedBy: briefingRuns.claimedBy })
+          .from(briefingRuns)
+          .where(inArray(briefingRuns.id, orphanIds.length > 0 ? orphanIds : [-1]));
+        const open = (run: { state: string }) => run.state === "claimed" || run.state === "generating";
+        // Owner ids are `bot-<host>-<pid>-<random>`.
+        const ownedByLive = (run: { claimedBy: string | null }) =>
+          (run.claimedBy ?? "").split("-").includes(livePid);
+        if (orphansTakenBackMs === undefined && orphans.every((run) => !open(run) || ownedByLive(run)))
+          orphansTakenBackMs = performance.now() - spawnedAt;
+        if (orphansRegeneratedMs === undefined && orphans.every((run) => !open(run)))
           orphansRegeneratedMs = performance.now() - spawnedAt;
-        const open = counts.claimed + counts.generating + counts.generated + counts.other;
-        if (counts.runs >= options.users * options.slots && open === 0) {
+        const unsettled = counts.claimed + counts.generating + counts.generated + counts.other;
+        if (counts.runs >= options.users * options.slots && unsettled === 0) {
           settled = counts;
           break;
         }
@@ -196,6 +223,8 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRes
         kills,
         expectedRuns: options.users * options.slots,
         atLastKill,
+        orphans: orphanIds.length,
+        orphansTakenBackMs: orphansTakenBackMs ?? allSettledMs,
         orphansRegeneratedMs: orphansRegeneratedMs ?? allSettledMs,
         allSettledMs,
         final: settled,
