@@ -28,8 +28,9 @@ export interface KillLoopOptions {
   users: number;
   /** Slots per user (1–4), due a minute apart from the minute the loop starts. */
   slots: number;
-  /** How long to keep killing, from the first start. */
+  /** How long to keep killing, from the first start, and at least how many times (a slow machine starts slowly). */
   killForMs: number;
+  minKills?: number;
   /** Each life lasts from its start-up summary plus a random pause in this range, then SIGKILL. */
   lifeMs: [number, number];
   /** Model latency per request (time to first token). */
@@ -116,7 +117,7 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRes
 
     let kills = 0;
     const killUntil = performance.now() + options.killForMs;
-    while (performance.now() < killUntil) {
+    while (performance.now() < killUntil || kills < (options.minKills ?? 0)) {
       const bot = await start();
       const [least, most] = options.lifeMs;
       await new Promise((resolve) => setTimeout(resolve, least + Math.random() * (most - least)));
@@ -129,7 +130,7 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRes
     {
       const bot = await start();
       const watch = await openDatabase({ dataDir });
-      const until = performance.now() + 20_000;
+      const until = performance.now() + 60_000;
       try {
         for (;;) {
           const counts = await countRuns(watch);

@@ -14,11 +14,11 @@ it("leaves no run stuck in generating and none doubled after repeated kill -9 on
     users: 10,
     slots: 2,
     killForMs: 30_000,
+    minKills: 4,
     lifeMs: [300, 2500],
     modelMs: 250,
   });
 
-  expect(result.kills).toBeGreaterThan(5);
   // The last kill found work in progress: there was something to take back.
   expect(result.atLastKill.generating + result.atLastKill.claimed).toBeGreaterThan(0);
   expect(result.final.runs).toBe(result.expectedRuns);
