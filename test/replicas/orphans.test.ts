@@ -16,7 +16,7 @@ it("leaves no run stuck in generating and none doubled after repeated kill -9 on
     killForMs: 30_000,
     minKills: 4,
     lifeMs: [300, 2500],
-    modelMs: 250,
+    modelMs: 1500,
   });
 
   // The last kill found work in progress: there was something to take back.
