@@ -8,6 +8,7 @@ import { runFanoutBench } from "./fanout.ts";
 import { runGroundingBench } from "./grounding.ts";
 import { runHostileBench } from "./hostile.ts";
 import { runHostileModelBench } from "./hostile-model.ts";
+import { runReplicasBench } from "./replicas.ts";
 import { runRoutingBench } from "./routing.ts";
 import { runStartupBench } from "./startup.ts";
 import type { BenchSection } from "./types.ts";
@@ -20,6 +21,7 @@ const benches: [string, () => Promise<BenchSection>][] = [
   ["hostile", runHostileBench],
   ["hostile-model", runHostileModelBench],
   ["startup", runStartupBench],
+  ["replicas", runReplicasBench],
 ];
 
 const only = process.argv.slice(2);

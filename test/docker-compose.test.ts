@@ -137,6 +137,73 @@ describe("docker-compose.yml", () => {
   });
 });
 
+describe("docker-compose.replicas.yml", () => {
+  const replicasText = readFileSync(join(ROOT, "docker-compose.replicas.yml"), "utf8");
+  const env = {
+    POSTGRES_PASSWORD: "from-the-env-file",
+    OLLAMA_HOST: "http://gpu0:11434",
+    BRIEFBOT_DOMAIN: "briefbot.example.org",
+    TELEGRAM_BOT_TOKEN: "123:abc",
+    TELEGRAM_WEBHOOK_SECRET: "s3cret-token",
+    SLACK_BOT_TOKEN: "xoxb-1",
+    SLACK_SIGNING_SECRET: "signing",
+  };
+  const replicas = parse(interpolate(replicasText, env), { merge: true }) as {
+    services: Record<string, Service & { configs?: Array<{ source: string; target: string }> }>;
+    configs: Record<string, { content: string }>;
+  };
+  const bots = Object.entries(replicas.services).filter(([name]) => name.startsWith("briefbot"));
+
+  it("runs two replicas on one PostgreSQL, reachable only through the proxy", () => {
+    expect(bots.map(([name]) => name)).toEqual(["briefbot-1", "briefbot-2"]);
+    for (const [name, service] of bots) {
+      expect(service.environment?.DATABASE_URL, name).toBe(
+        "postgres://briefbot:from-the-env-file@postgres:5432/briefbot",
+      );
+      expect(service.ports, name).toBeUndefined();
+      expect(service.expose, name).toEqual(["3000"]);
+      expect(service.depends_on?.postgres?.condition, name).toBe("service_healthy");
+    }
+    expect(replicas.services.postgres?.ports).toBeUndefined();
+    expect(replicas.services.caddy?.ports).toEqual(["80:80", "443:443"]);
+  });
+
+  it("configures every replica for the modes several processes can serve: webhook and HTTP", () => {
+    for (const [name, service] of bots) {
+      // An unset variable arrives empty (YAML reads it as null): unset, as compose passes it.
+      const environment = Object.fromEntries(
+        Object.entries(service.environment ?? {}).filter(([, value]) => value !== "" && value !== null),
+      );
+      const config = loadConfig(environment, () => "");
+      expect(config.telegram?.webhookUrl, name).toBe("https://briefbot.example.org/telegram/webhook");
+      expect(config.telegram?.webhookSecret, name).toBe("s3cret-token");
+      expect(config.slack?.appToken, name).toBeUndefined();
+      expect(config.database.url, name).toContain("@postgres:5432/");
+      expect(Object.keys(service.environment ?? {}), name).not.toContain("SLACK_APP_TOKEN");
+    }
+    // Compose refuses to start without what webhook mode needs.
+    const { TELEGRAM_WEBHOOK_SECRET: _secret, ...withoutSecret } = env;
+    expect(() => interpolate(replicasText, withoutSecret)).toThrow(/TELEGRAM_WEBHOOK_SECRET/);
+    const { BRIEFBOT_DOMAIN: _domain, ...withoutDomain } = env;
+    expect(() => interpolate(replicasText, withoutDomain)).toThrow(/BRIEFBOT_DOMAIN/);
+  });
+
+  it("puts one address in front of both replicas' port, skipping one that is down", () => {
+    const caddy = replicas.services.caddy;
+    expect(caddy?.image).toMatch(/^caddy:/);
+    const target = caddy?.configs?.find((config) => config.source === "caddyfile")?.target;
+    expect(target).toBe("/etc/caddy/Caddyfile");
+    const caddyfile = replicas.configs.caddyfile?.content ?? "";
+    // `$$` is compose's escape: Caddy itself reads {$BRIEFBOT_DOMAIN} from its environment.
+    expect(caddyfile).toContain("{$BRIEFBOT_DOMAIN} {");
+    expect(caddy?.environment?.BRIEFBOT_DOMAIN).toBe("briefbot.example.org");
+    expect(caddyfile).toMatch(/reverse_proxy briefbot-1:3000 briefbot-2:3000 \{/);
+    expect(caddyfile).toContain("lb_policy round_robin");
+    expect(caddyfile).toMatch(/lb_try_duration \d+s/);
+    expect(caddyfile).toContain("health_uri /healthz");
+  });
+});
+
 describe("Dockerfile", () => {
   const stages = dockerfile.split(/^FROM /m).slice(1);
   const final = stages.at(-1) ?? "";

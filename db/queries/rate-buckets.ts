@@ -2,6 +2,11 @@
  * Rate-limit scopes in the database, shared by every process on it: read under row locks, changed by the
  * caller's rule, written back, in one transaction — so two replicas taking from one scope at once take one
  * slot each, never the same one. Instants are milliseconds on the database's own clock.
+ *
+ * A scope's pause (a 429's `retry_after`) lives in a row of its own, `pause:<scope>`, that nobody locks: a
+ * pause is one upsert that only ever lengthens it, and takes read it without a lock. On the scope's own
+ * row a pause would queue behind every replica's takes for that row's lock — a second and more in a rush,
+ * while the other replicas kept sending into the pause (the three-replica test saw exactly that).
  */
 import { inArray, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
@@ -43,32 +48,39 @@ export async function changeBuckets<T>(
           sql<number>`coalesce(extract(epoch from ${rateBuckets.theoreticalArrival}) * 1000, 0)`.mapWith(
             Number,
           ),
-        pausedUntil: sql<number>`coalesce(extract(epoch from ${rateBuckets.pausedUntil}) * 1000, 0)`.mapWith(
-          Number,
-        ),
         now: sql<number>`extract(epoch from clock_timestamp()) * 1000`.mapWith(Number),
       })
       .from(rateBuckets)
       .where(inArray(rateBuckets.scope, names))
       .orderBy(rateBuckets.scope)
       .for("update");
+    // Read after the locks were granted, so a pause committed while this waited for them is seen.
+    const pauses = await tx
+      .select({
+        scope: rateBuckets.scope,
+        pausedUntil: sql<number>`coalesce(extract(epoch from ${rateBuckets.pausedUntil}) * 1000, 0)`.mapWith(
+          Number,
+        ),
+      })
+      .from(rateBuckets)
+      .where(inArray(rateBuckets.scope, names.map(pauseRow)));
     const now = rows[0]?.now ?? Date.now();
+    const pausedUntil = new Map(pauses.map((row) => [row.scope, finite(row.pausedUntil)]));
     const state = new Map(
-      rows.map((row) => [row.scope, { arrival: finite(row.arrival), pausedUntil: finite(row.pausedUntil) }]),
+      rows.map((row) => [
+        row.scope,
+        { arrival: finite(row.arrival), pausedUntil: pausedUntil.get(pauseRow(row.scope)) ?? 0 },
+      ]),
     );
     const { writes, answer } = rule(state, now);
     for (const [scope, change] of writes) {
-      await tx
-        .update(rateBuckets)
-        .set({
-          ...(change.arrival !== undefined
-            ? { theoreticalArrival: sql`to_timestamp(${change.arrival / 1000})` as unknown as Date }
-            : {}),
-          ...(change.pausedUntil !== undefined
-            ? { pausedUntil: sql`to_timestamp(${change.pausedUntil / 1000})` as unknown as Date }
-            : {}),
-        })
-        .where(sql`${rateBuckets.scope} = ${scope}`);
+      if (change.arrival !== undefined) {
+        await tx
+          .update(rateBuckets)
+          .set({ theoreticalArrival: sql`to_timestamp(${change.arrival / 1000})` as unknown as Date })
+          .where(sql`${rateBuckets.scope} = ${scope}`);
+      }
+      if (change.pausedUntil !== undefined) await lengthenPauses(tx, [scope], change.pausedUntil);
     }
     return answer;
   });
@@ -88,6 +100,49 @@ export async function pruneIdleBuckets(db: Database, idleMs: number): Promise<nu
     )
     .returning({ scope: rateBuckets.scope });
   return rows.length;
+}
+
+/** No send to any of `scopes` for `forMs` from now, in one statement that waits for no take's lock. */
+export async function pauseBuckets(db: Database, scopes: readonly string[], forMs: number): Promise<void> {
+  if (scopes.length === 0) return;
+  await lengthenPauses(db, scopes, sql`extract(epoch from clock_timestamp()) * 1000 + ${forMs}`);
+}
+
+/** Milliseconds left of the scope's pause (0 when there is none), read without a lock. */
+export async function bucketPausedFor(db: Database, scope: string): Promise<number> {
+  const [row] = await db
+    .select({
+      left: sql<number>`greatest(0, extract(epoch from ${rateBuckets.pausedUntil} - clock_timestamp()) * 1000)`.mapWith(
+        Number,
+      ),
+    })
+    .from(rateBuckets)
+    .where(sql`${rateBuckets.scope} = ${pauseRow(scope)}`);
+  return row ? finite(row.left) : 0;
+}
+
+const pauseRow = (scope: string) => `pause:${scope}`;
+
+/** Upserts the pause rows (sorted, so two pausers never deadlock), keeping the later instant. */
+async function lengthenPauses(
+  db: Pick<Database, "insert">,
+  scopes: readonly string[],
+  untilMs: number | ReturnType<typeof sql>,
+): Promise<void> {
+  const until = sql`to_timestamp((${untilMs})::double precision / 1000)` as unknown as Date;
+  await db
+    .insert(rateBuckets)
+    .values(
+      [...new Set(scopes)].sort().map((scope) => ({
+        scope: pauseRow(scope),
+        theoreticalArrival: sql`'-infinity'::timestamptz` as unknown as Date,
+        pausedUntil: until,
+      })),
+    )
+    .onConflictDoUpdate({
+      target: rateBuckets.scope,
+      set: { pausedUntil: sql`greatest(${rateBuckets.pausedUntil}, excluded.paused_until)` },
+    });
 }
 
 /** '-infinity' reads back as -Infinity (or NaN): any instant in the past does. */

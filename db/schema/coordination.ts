@@ -20,8 +20,9 @@ export type Lease = typeof leases.$inferSelect;
 /**
  * One rate-limited scope (a bot token, a chat, a Slack method or channel), shared by every process sending
  * on the token: `theoreticalArrival` is when the scope's next send is due at its pace (the generic cell
- * rate algorithm keeps one instant per scope), `pausedUntil` when a 429's `retry_after` ends. Times are the
- * database's clock, so processes on different hosts agree.
+ * rate algorithm keeps one instant per scope); `pausedUntil`, on a row of its own named `pause:<scope>`,
+ * when a 429's `retry_after` ends — apart, so a pause never waits behind the takes that lock the scope's
+ * row. Times are the database's clock, so processes on different hosts agree.
  */
 export const rateBuckets = pgTable("rate_buckets", {
   scope: text().primaryKey(),

@@ -3,7 +3,9 @@ import type { Database } from "../client.ts";
 import {
   type BucketChange,
   type BucketState,
+  bucketPausedFor,
   changeBuckets,
+  pauseBuckets,
   pruneIdleBuckets,
 } from "../queries/rate-buckets.ts";
 
@@ -15,5 +17,7 @@ export function createRateBuckets(db: Database) {
     ) => changeBuckets(db, scopes, rule),
     /** Maintenance: drops scopes idle for `idleMs` (one per chat ever sent to would pile up otherwise). */
     pruneIdle: (idleMs: number) => pruneIdleBuckets(db, idleMs),
+    pause: (scopes: readonly string[], forMs: number) => pauseBuckets(db, scopes, forMs),
+    pausedFor: (scope: string) => bucketPausedFor(db, scope),
   };
 }

@@ -104,8 +104,7 @@ export class FloodGate {
   /** A 429 answered a request to `scopes`: pause what it covers for `retryAfterMs` from now. */
   async rateLimited(scopes: FloodScopes, retryAfterMs: number): Promise<void> {
     const forMs = retryAfterMs + (this.options.marginMs ?? 50);
-    if (scopes.key !== undefined) await this.pause(scopes.key, forMs);
-    await this.pause(scopes.group, forMs);
+    await this.pause(scopes.key === undefined ? [scopes.group] : [scopes.group, scopes.key], forMs);
   }
 
   /** Milliseconds left of a scope's pause; 0 when it is not paused. */
@@ -252,11 +251,14 @@ export class FloodGate {
     }
   }
 
-  private async pause(scope: string, forMs: number): Promise<void> {
-    await this.options.store.pause(scope, forMs);
-    const kind = scope.includes(":") ? (scope.split(":")[0] ?? scope) : scope;
-    this.pausesByScope[kind] = (this.pausesByScope[kind] ?? 0) + 1;
-    for (const listener of this.listeners) listener(scope, forMs);
+  /** One write for every scope a 429 covers: the token-wide pause reaches other replicas at once. */
+  private async pause(scopes: readonly string[], forMs: number): Promise<void> {
+    await this.options.store.pause(scopes, forMs);
+    for (const scope of scopes) {
+      const kind = scope.includes(":") ? (scope.split(":")[0] ?? scope) : scope;
+      this.pausesByScope[kind] = (this.pausesByScope[kind] ?? 0) + 1;
+      for (const listener of this.listeners) listener(scope, forMs);
+    }
   }
 
   private remove(waiter: Waiter): void {

@@ -26,8 +26,11 @@ export type TakeResult =
 export interface RateLimitStore {
   /** Takes one send from every rule's scope, or from none: then says how long until it could. */
   take(rules: readonly RateRule[]): Promise<TakeResult>;
-  /** No send to `scope` for `forMs` from now (a pause is only ever lengthened). */
-  pause(scope: string, forMs: number): Promise<void>;
+  /**
+   * No send to `scopes` for `forMs` from now (a pause is only ever lengthened). Every scope at once: the
+   * sooner the whole token is paused, the fewer requests other replicas send into the pause.
+   */
+  pause(scopes: string | readonly string[], forMs: number): Promise<void>;
   /** Milliseconds left of the scope's pause; 0 when it is not paused. */
   pausedFor(scope: string): Promise<number>;
 }
@@ -75,10 +78,12 @@ export function createMemoryRateLimitStore(now: () => number = () => performance
       forgetIdle(at);
       return { ok: true };
     },
-    async pause(scope, forMs) {
+    async pause(scopes, forMs) {
       const at = now();
-      const entry = state.get(scope) ?? { arrival: at, pausedUntil: 0 };
-      state.set(scope, { ...entry, pausedUntil: Math.max(entry.pausedUntil, at + forMs) });
+      for (const scope of typeof scopes === "string" ? [scopes] : scopes) {
+        const entry = state.get(scope) ?? { arrival: at, pausedUntil: 0 };
+        state.set(scope, { ...entry, pausedUntil: Math.max(entry.pausedUntil, at + forMs) });
+      }
     },
     async pausedFor(scope) {
       return Math.max(0, (state.get(scope)?.pausedUntil ?? 0) - now());
@@ -86,20 +91,25 @@ export function createMemoryRateLimitStore(now: () => number = () => performance
   };
 }
 
-/** What the database offers: a locked read-modify-write of some scopes, on its own clock. */
+/**
+ * What the database offers: a locked read-modify-write of some scopes, on its own clock; and pauses,
+ * written and read without waiting for those locks (a 429 must reach the other replicas at once).
+ */
 export interface SharedBuckets {
   change<T>(
     scopes: readonly string[],
     rule: (
       state: ReadonlyMap<string, { arrival: number; pausedUntil: number }>,
       now: number,
-    ) => { writes: ReadonlyMap<string, Partial<{ arrival: number; pausedUntil: number }>>; answer: T },
+    ) => { writes: ReadonlyMap<string, Partial<{ arrival: number }>>; answer: T },
   ): Promise<T>;
+  pause(scopes: readonly string[], forMs: number): Promise<void>;
+  pausedFor(scope: string): Promise<number>;
 }
 
 /** Scopes every process on one database shares: one budget per token, whoever sends. */
 export function createSharedRateLimitStore(buckets: SharedBuckets): RateLimitStore {
-  const nothing = new Map<string, Partial<{ arrival: number; pausedUntil: number }>>();
+  const nothing = new Map<string, Partial<{ arrival: number }>>();
   return {
     take: (rules) =>
       buckets.change<TakeResult>(
@@ -111,16 +121,8 @@ export function createSharedRateLimitStore(buckets: SharedBuckets): RateLimitSto
           return { writes, answer: { ok: true } };
         },
       ),
-    pause: (scope, forMs) =>
-      buckets.change([scope], (state, now) => {
-        const until = Math.max(state.get(scope)?.pausedUntil ?? 0, now + forMs);
-        return { writes: new Map([[scope, { pausedUntil: until }]]), answer: undefined };
-      }),
-    pausedFor: (scope) =>
-      buckets.change([scope], (state, now) => ({
-        writes: nothing,
-        answer: Math.max(0, (state.get(scope)?.pausedUntil ?? 0) - now),
-      })),
+    pause: (scopes, forMs) => buckets.pause(typeof scopes === "string" ? [scopes] : scopes, forMs),
+    pausedFor: (scope) => buckets.pausedFor(scope),
   };
 }
 
@@ -132,7 +134,8 @@ export function scopedStore(store: RateLimitStore, prefix: string): RateLimitSto
       const verdict = await store.take(rules.map((rule) => ({ ...rule, scope: named(rule.scope) })));
       return verdict.ok ? verdict : { ...verdict, scope: verdict.scope.slice(prefix.length + 1) };
     },
-    pause: (scope, forMs) => store.pause(named(scope), forMs),
+    pause: (scopes, forMs) =>
+      store.pause(typeof scopes === "string" ? named(scopes) : scopes.map(named), forMs),
     pausedFor: (scope) => store.pausedFor(named(scope)),
   };
 }

@@ -3,14 +3,17 @@
  * the database store every replica shares — two processes taking from one scope at once never both get
  * the same slot. The memory store runs the same checks as the stores on PGlite and PostgreSQL.
  */
-import { describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type OpenDatabase, openDatabase } from "../../db/client.ts";
+import { rateBuckets } from "../../db/schema/index.ts";
 import { createRateBuckets } from "../../db/stores/index.ts";
 import {
   createMemoryRateLimitStore,
   createSharedRateLimitStore,
   type RateLimitStore,
 } from "../../src/delivery/rate-limits.ts";
-import { describeEachDatabase } from "../helpers/database.ts";
+import { createTestDatabase, describeEachDatabase, type TestDatabase } from "../helpers/database.ts";
 
 /** Long enough that no slow machine lets a second slot come free during one check. */
 const MINUTE = 60_000;
@@ -71,6 +74,15 @@ function storeContract(name: string, makeStores: () => [RateLimitStore, RateLimi
       expect(await store.pausedFor(fresh("never"))).toBe(0);
     });
 
+    it("holds every process's takes while one process's pause lasts", async () => {
+      const [first, second] = makeStores();
+      const [token, chat] = [fresh("token"), fresh("chat")];
+      await first.pause([token, chat], MINUTE);
+      const refused = await second.take([{ scope: token, intervalMs: 1 }]);
+      expect(refused).toMatchObject({ ok: false, scope: token, reason: "pause" });
+      expect(await second.pausedFor(chat)).toBeGreaterThan(MINUTE / 2);
+    });
+
     it("gives one slot to exactly one of two processes taking at once", async () => {
       const [first, second] = makeStores();
       const scope = fresh("shared");
@@ -88,6 +100,55 @@ function storeContract(name: string, makeStores: () => [RateLimitStore, RateLimi
 storeContract("memory rate-limit store", () => {
   const store = createMemoryRateLimitStore();
   return [store, store];
+});
+
+describe("database rate-limit store under load [postgres]", () => {
+  let testDb: TestDatabase;
+  let other: OpenDatabase;
+  beforeAll(async () => {
+    testDb = await createTestDatabase("postgres");
+    other = await openDatabase({ databaseUrl: testDb.url, dataDir: "" });
+  });
+  afterAll(async () => {
+    await other?.close();
+    await testDb?.dispose();
+  });
+
+  // In a rush every replica's takes queue for the token's row lock; a 429's pause queued there too took
+  // over a second, while the other replicas kept sending into it.
+  it("records a pause at once while another process's take holds the scope's lock", async () => {
+    const scope = `token:${process.pid}:${Date.now()}`;
+    const store = createSharedRateLimitStore(createRateBuckets(testDb.open.db));
+    expect(await store.take([{ scope, intervalMs: 1 }])).toEqual({ ok: true });
+    let paused = false;
+    let pausedWhileLocked = false;
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked: () => void = () => {};
+    const lockTaken = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const holder = other.db.transaction(async (tx) => {
+      await tx.select().from(rateBuckets).where(eq(rateBuckets.scope, scope)).for("update");
+      locked();
+      await released;
+      pausedWhileLocked = paused;
+    });
+    await lockTaken;
+    const pause = store.pause(scope, MINUTE).then(() => {
+      paused = true;
+      release();
+    });
+    // A pause that waited for the lock would never resolve before it is let go: give up after a while.
+    const gaveUp = setTimeout(release, 15_000);
+    await Promise.all([holder, pause]);
+    clearTimeout(gaveUp);
+    expect(pausedWhileLocked).toBe(true);
+    // And the take that comes after the lock is let go sees it.
+    expect(await store.take([{ scope, intervalMs: 1 }])).toMatchObject({ ok: false, reason: "pause" });
+  });
 });
 
 describeEachDatabase("database rate-limit store", (getDb) => {

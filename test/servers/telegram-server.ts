@@ -165,6 +165,11 @@ export interface TelegramServerOptions {
   bot?: { id: number; first_name: string; username: string };
   /** Accept sends to chats the server has never seen (fan-out benches). Default false → "chat not found". */
   autoCreateChats?: boolean;
+  /**
+   * Push webhook updates to this origin (`http://127.0.0.1:<port>`) instead of the registered URL's: the bot
+   * registers the public https address and TLS ends in front of it, at a reverse proxy, as deployed.
+   */
+  webhookOrigin?: string;
 }
 
 export interface ChatView {
@@ -404,6 +409,12 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
     notify();
   };
 
+  const pushAddress = (registered: string): string => {
+    if (!options.webhookOrigin) return registered;
+    const url = new URL(registered);
+    return `${options.webhookOrigin}${url.pathname}${url.search}`;
+  };
+
   // Push mode: one update at a time, in order, retried on non-2xx like Telegram (with a short test backoff).
   const pushWebhook = async () => {
     if (pushing || !webhook) return;
@@ -415,7 +426,7 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
         let delivered = false;
         for (let attempt = 0; attempt < 5 && !delivered && webhook && !closed; attempt++) {
           try {
-            const response = await fetch(webhook.url, {
+            const response = await fetch(pushAddress(webhook.url), {
               method: "POST",
               headers: {
                 "content-type": "application/json",

@@ -3,6 +3,7 @@
  * milliseconds and without a database. `test/contracts/` holds them to the same rules as `db/stores`.
  */
 import type { Ports } from "../../../src/core/ports.ts";
+import { createMemoryForgetQuestions } from "../../../src/core/user-data/forget-flow.ts";
 import { createMemoryConfirmations } from "./confirmations.ts";
 import { createMemoryConversations } from "./conversations.ts";
 import { createMemoryChatEvents } from "./events.ts";
@@ -38,6 +39,7 @@ export function createMemoryPorts(tables: MemoryTables = createMemoryTables()): 
     sources: createMemorySources(tables),
     platformState: createMemoryPlatformState(tables),
     invites: createMemoryInvites(tables),
+    forgetQuestions: createMemoryForgetQuestions(),
     userData: createMemoryUserData(tables),
   };
 }
