@@ -17,27 +17,23 @@ describeEachDatabase("pruning idle rate buckets", (getDb, kind) => {
     (await getDb().select({ scope: rateBuckets.scope }).from(rateBuckets)).map((row) => row.scope).sort();
 
   /** Sets a scope's instants relative to the database's now. */
-  const setScope = (scope: string, arrivalAgoMs: number, pausedForMs?: number) =>
+  const setScope = (scope: string, arrivalAgoMs: number) =>
     createRateBuckets(getDb()).change([scope], (_state, now) => ({
-      writes: new Map([
-        [
-          scope,
-          {
-            arrival: now - arrivalAgoMs,
-            ...(pausedForMs !== undefined ? { pausedUntil: now + pausedForMs } : {}),
-          },
-        ],
-      ]),
+      writes: new Map([[scope, { arrival: now - arrivalAgoMs }]]),
       answer: undefined,
     }));
 
   it("drops scopes idle past the bound and keeps recent and paused ones", async () => {
     await setScope("t:idle", 2 * HOUR);
     await setScope("t:recent", 10 * 60_000);
-    await setScope("t:paused", 2 * HOUR, 30 * 60_000);
+    await setScope("t:paused", 2 * HOUR);
+    // A scope's pause is a row of its own (pause:<scope>), written apart from its arrival's row.
+    await createRateBuckets(getDb()).pause(["t:paused"], 30 * 60_000);
     const pruned = await createRateBuckets(getDb()).pruneIdle(HOUR);
-    expect(pruned).toBe(1);
-    expect(await scopes()).toEqual(["t:paused", "t:recent"]);
+    // The idle scope and the paused scope's idle arrival go; the pause itself and the recent scope stay.
+    expect(pruned).toBe(2);
+    expect(await scopes()).toEqual(["pause:t:paused", "t:recent"]);
+    expect(await createRateBuckets(getDb()).pausedFor("t:paused")).toBeGreaterThan(25 * 60_000);
   });
 
   it("a pruned scope is a full bucket again when next used", async () => {

@@ -216,7 +216,6 @@ export function findQuantityClaims(
     const at = target && !bareTime ? entry.text.lastIndexOf(target.trim()) : -1;
     mask.take(entry.start, at > 0 ? entry.start + at : entry.end);
     const verdict = judge(entry.quantity, sentence, entry, facts, options, prior);
-    if (process.env.QDEBUG) console.log("Q", JSON.stringify(entry), verdict);
     claims.push({
       kind: "quantity",
       text: entry.text,
