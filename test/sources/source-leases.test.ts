@@ -135,19 +135,23 @@ describe("one fetch per source across processes on PostgreSQL", { timeout: 120_0
     expect(hosts.requestsTo(feedPath)).toHaveLength(2);
   });
 
-  it("a refresh before a briefing waits for the other process's fetch and uses what it stored", async () => {
-    clock.advance(60 * 60_000);
-    const { user, calendarPath, feedPath } = await subscribedUser(1_500);
-    const [background, briefing] = replicas;
-    const refresh = createSourceRefresher({
-      db: briefing.database.db,
+  /** The refresh-before-briefing step of one replica, taking that replica's source leases. */
+  const refresherOf = (replica: Replica) =>
+    createSourceRefresher({
+      db: replica.database.db,
       fetch,
       clock,
       forecastUrl: meteo.url,
       maxAgeMinutes: INTERVALS,
       network: LOOPBACK_SOURCES,
-      sourceLeases: briefing.leases,
+      sourceLeases: replica.leases,
     });
+
+  it("a refresh before a briefing waits for the other process's fetch and uses what it stored", async () => {
+    clock.advance(60 * 60_000);
+    const { user, calendarPath, feedPath } = await subscribedUser(1_500);
+    const [background, briefing] = replicas;
+    const refresh = refresherOf(briefing);
     // The other process's loop is under way (its first requests are out) when the briefing's refresh starts.
     const syncing = backgroundSyncs(background, background.leases, user.name);
     await waitUntil(() => hosts.requestsTo(calendarPath).length + hosts.requestsTo(feedPath).length > 0);
@@ -167,15 +171,7 @@ describe("one fetch per source across processes on PostgreSQL", { timeout: 120_0
     clock.advance(60 * 60_000);
     const { user, calendarPath } = await subscribedUser(3_000);
     const [background, briefing] = replicas;
-    const refresh = createSourceRefresher({
-      db: briefing.database.db,
-      fetch,
-      clock,
-      forecastUrl: meteo.url,
-      maxAgeMinutes: INTERVALS,
-      network: LOOPBACK_SOURCES,
-      sourceLeases: briefing.leases,
-    });
+    const refresh = refresherOf(briefing);
     const calendars = syncAllCalendars(background.database.db, {
       fetch,
       clock,

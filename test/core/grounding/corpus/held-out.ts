@@ -3,20 +3,7 @@
  * in issue 22's first part. Its second part read its six failures and fixed their kinds (the corpus test now
  * holds it to the targets), so the estimate for unseen sentences is the untouched check set's (untouched.ts).
  */
-import type { CorpusSentence, LieKind } from "./sentences.ts";
-
-const h = (day: CorpusSentence["day"], kind: LieKind, text: string): CorpusSentence => ({
-  day,
-  kind,
-  text,
-  honest: true,
-});
-const l = (day: CorpusSentence["day"], kind: LieKind, text: string): CorpusSentence => ({
-  day,
-  kind,
-  text,
-  honest: false,
-});
+import { type CorpusSentence, honest as h, lie as l } from "./sentences.ts";
 
 export const HELD_OUT: CorpusSentence[] = [
   h("busy", "time", "Standup first, at 9:30, then the design review at eleven."),

@@ -22,18 +22,22 @@ export interface CorpusSentence {
   honest: boolean;
 }
 
-const h = (day: CorpusSentence["day"], kind: LieKind, text: string): CorpusSentence => ({
+/** An honest sentence of the corpora (every corpus file writes them as `h(…)`). */
+export const honest = (day: CorpusSentence["day"], kind: LieKind, text: string): CorpusSentence => ({
   day,
   kind,
   text,
   honest: true,
 });
-const l = (day: CorpusSentence["day"], kind: LieKind, text: string): CorpusSentence => ({
+/** A lie of the kind given (written as `l(…)`). */
+export const lie = (day: CorpusSentence["day"], kind: LieKind, text: string): CorpusSentence => ({
   day,
   kind,
   text,
   honest: false,
 });
+const h = honest;
+const l = lie;
 
 export const CORPUS: CorpusSentence[] = [
   // busy: Tuesday 1 December

@@ -4,20 +4,7 @@
  * no rule of the gate was written or changed to make one of these sentences pass. Its score, beside the
  * other two, is the estimate of how the gate does on sentences nobody tuned it for.
  */
-import type { CorpusSentence, LieKind } from "./sentences.ts";
-
-const h = (day: CorpusSentence["day"], kind: LieKind, text: string): CorpusSentence => ({
-  day,
-  kind,
-  text,
-  honest: true,
-});
-const l = (day: CorpusSentence["day"], kind: LieKind, text: string): CorpusSentence => ({
-  day,
-  kind,
-  text,
-  honest: false,
-});
+import { type CorpusSentence, honest as h, lie as l } from "./sentences.ts";
 
 export const UNTOUCHED: CorpusSentence[] = [
   // busy: Tuesday 1 December, 07:00
