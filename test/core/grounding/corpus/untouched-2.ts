@@ -152,7 +152,11 @@ export const UNTOUCHED_2: CorpusSentence[] = [
   h("long-list", "state", "Since this morning you completed Call the bank."),
   h("long-list", "state", "The design review was moved from 11:00 to 14:00."),
   h("long-list", "time", "The design review is now at 2pm."),
-  h("long-list", "count", "Order tiles, book the electrician and choose a worktop are on the list, and 58 more."),
+  h(
+    "long-list",
+    "count",
+    "Order tiles, book the electrician and choose a worktop are on the list, and 58 more.",
+  ),
   h("long-list", "weather", "It's mostly clear, up to 9 degrees."),
   l("long-list", "count", "You have 15 tasks due today."),
   l("long-list", "count", "There are 50 tasks on your list for today."),
