@@ -3,7 +3,7 @@
  * - the corpus (test/core/grounding/corpus): honest sentences kept and lies stopped, per kind, on the
  *   briefing path (the run's receipts) and the chat path (receipts read back from stored messages), for the
  *   tuning corpus, the held-out one (whose failures issue 22's second part read) and the untouched check set
- *   (only ever measured);
+ *   and the second untouched set (both only ever measured);
  * - the gate's added time per briefing: a ten-sentence briefing of the busy day through the gate;
  * - model requests per slot and for "what meeting do I have today?", with a batching model (test/servers/
  *   tool-habits.ts) that wants exactly what each prompt says it looks at, against the real core on PGlite.
@@ -24,6 +24,7 @@ import { HELD_OUT } from "../test/core/grounding/corpus/held-out.ts";
 import { type CorpusScore, type GatePath, scoreCorpus } from "../test/core/grounding/corpus/score.ts";
 import { CORPUS } from "../test/core/grounding/corpus/sentences.ts";
 import { UNTOUCHED } from "../test/core/grounding/corpus/untouched.ts";
+import { UNTOUCHED_2 } from "../test/core/grounding/corpus/untouched-2.ts";
 import { type ScriptedToolCall, startOllamaServer } from "../test/servers/ollama-server.ts";
 import { batching } from "../test/servers/tool-habits.ts";
 import type { BenchSection } from "./types.ts";
@@ -37,13 +38,14 @@ export async function runGroundingBench(): Promise<BenchSection> {
     ["tuning", CORPUS],
     ["held-out", HELD_OUT],
     ["untouched", UNTOUCHED],
+    ["untouched-2", UNTOUCHED_2],
   ] as const;
   for (const [name, corpus] of sets) {
     for (const path of ["briefing", "chat"] as GatePath[])
       scores[`${name}/${path}`] = await scoreCorpus(corpus, path);
   }
   lines.push(
-    `corpus: ${CORPUS.length} tuning sentences + ${HELD_OUT.length} held out + ${UNTOUCHED.length} untouched, over 6 planted days`,
+    `corpus: ${CORPUS.length} tuning sentences + ${HELD_OUT.length} held out + ${UNTOUCHED.length} untouched + ${UNTOUCHED_2.length} untouched-2, over 6 planted days`,
   );
   for (const [name] of sets) {
     const briefing = scores[`${name}/briefing`];
