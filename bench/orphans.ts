@@ -4,14 +4,25 @@
  * The issue's measurement before process leases: 107 kills over 12 minutes left 71 runs in `generating`,
  * and 25 minutes later 54 were still there — neither delivered nor failed.
  *
- * SIMULATED: the model is the Ollama test server (150 ms to the first token, 4 at a time); Telegram is its
- * test server.
+ * Run twice side by side: with the default route (one endpoint, one request at a time, what `OLLAMA_HOST`
+ * alone gives) and with a config giving briefings three of the server's four slots, as a user with
+ * `OLLAMA_NUM_PARALLEL=4` would write it. Taking orphans back is the same in both; generating them again is
+ * model throughput.
+ *
+ * SIMULATED: the model is the Ollama test server (150 ms to the first token, 2 ms per token, 4 at a time);
+ * Telegram is its test server.
  */
 import { ensureBuilt } from "../bin/build.js";
 import { runKillLoop } from "../test/replicas/kill-loop.ts";
 
 export async function runOrphanBench(): Promise<string[]> {
   await ensureBuilt();
+  const lines: string[] = [];
+  for (const briefingSlots of [undefined, 3]) lines.push(...(await orphanFigures(briefingSlots)));
+  return lines;
+}
+
+async function orphanFigures(briefingSlots: number | undefined): Promise<string[]> {
   const users = 30;
   const slots = 4;
   const result = await runKillLoop({
@@ -20,16 +31,21 @@ export async function runOrphanBench(): Promise<string[]> {
     killForMs: 200_000,
     lifeMs: [2000, 8000],
     modelMs: 150,
+    briefingSlots,
     timeoutMs: 300_000,
   });
+  const capacity =
+    briefingSlots === undefined
+      ? "default route (1 model request at a time)"
+      : `BRIEFBOT_CONFIG with ${briefingSlots} briefing slots`;
   const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const failed =
     [...result.failedReasons].map(([reason, count]) => `${count} "${reason}"`).join(", ") || "none";
   return [
-    `— orphans on embedded PGlite: ${users} users × ${slots} slots a minute apart, ${result.kills} kill -9 of the only process over ${seconds(200_000)}:`,
+    `— orphans on embedded PGlite: ${users} users × ${slots} slots a minute apart, ${result.kills} kill -9 of the only process over ${seconds(200_000)}, ${capacity}:`,
     `  when the kills stopped: ${result.atLastKill.runs} runs claimed, ${result.atLastKill.delivered} delivered, ` +
       `${result.atLastKill.generating} generating, ${result.atLastKill.claimed} claimed, ${result.atLastKill.generated} generated, ${result.atLastKill.posts} posts`,
-    `  started once more (times from its spawn, start-up included): all ${result.orphans} orphans taken back after ${seconds(result.orphansTakenBackMs)}, ` +
+    `  started once more (times from its spawn, start-up included; start-up summary after ${seconds(result.startupMs)}): all ${result.orphans} orphans taken back after ${seconds(result.orphansTakenBackMs)}, ` +
       `all generated again after ${seconds(result.orphansRegeneratedMs)} (target: within a minute); every run settled after ${seconds(result.allSettledMs)}`,
     `  final: ${result.final.runs}/${result.expectedRuns} runs (${result.distinctKeys} distinct (user, slot, date)), ` +
       `${result.final.delivered} delivered, ${result.final.failed} failed (${failed}), ${result.final.skipped} skipped, ` +

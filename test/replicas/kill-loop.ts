@@ -9,7 +9,7 @@
  * `claimed`/`generating`; and at the end each run's state, posts per (user, slot, date) and duplicates.
  * Used by test/replicas/orphans.test.ts (assertions) and bench/orphans.ts (figures).
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inArray } from "drizzle-orm";
@@ -35,6 +35,12 @@ export interface KillLoopOptions {
   lifeMs: [number, number];
   /** Model latency per request (time to first token). */
   modelMs: number;
+  /**
+   * Briefing requests the model may serve at once. Unset: the default route, one endpoint at concurrency 1
+   * (what `OLLAMA_HOST` alone gives). A number: a `BRIEFBOT_CONFIG` a user with `OLLAMA_NUM_PARALLEL=4` would
+   * write — questions on an endpoint of their own, briefings and background work on one of this many slots.
+   */
+  briefingSlots?: number;
   timeoutMs?: number;
 }
 
@@ -59,6 +65,8 @@ export interface KillLoopResult {
    * From the last start's spawn: until every orphan was taken back by the new process (or done), until
    * every orphan was generated again (no longer claimed or generating), and until every run was settled.
    */
+  /** From the last spawn until its start-up summary was printed. */
+  startupMs: number;
   orphansTakenBackMs: number;
   orphansRegeneratedMs: number;
   allSettledMs: number;
@@ -69,6 +77,31 @@ export interface KillLoopResult {
   /** Posts beyond one per run that may have posted. */
   duplicates: number;
   failedReasons: Map<string, number>;
+}
+
+function modelConfigEnv(
+  scratch: string,
+  url: string,
+  briefingSlots: number | undefined,
+): Record<string, string> {
+  if (briefingSlots === undefined) return {};
+  const path = join(scratch, "models.json");
+  const route = { model: MODEL };
+  writeFileSync(
+    path,
+    JSON.stringify({
+      endpoints: [
+        { name: "questions", url, concurrency: 1 },
+        { name: "briefings", url, concurrency: briefingSlots },
+      ],
+      routes: {
+        interactive: { endpoint: "questions", ...route },
+        briefing: { endpoint: "briefings", ...route },
+        background: { endpoint: "briefings", ...route },
+      },
+    }),
+  );
+  return { BRIEFBOT_CONFIG: path };
 }
 
 export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopResult> {
@@ -93,6 +126,7 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRes
   const telegram = await startTelegramServer({ autoCreateChats: true });
   const briefbot = realBriefbot(dataDir, {
     OLLAMA_HOST: ollama.url,
+    ...modelConfigEnv(scratch, ollama.url, options.briefingSlots),
     TELEGRAM_BOT_TOKEN: telegram.token,
     TELEGRAM_API_ROOT: telegram.url,
   });
@@ -160,6 +194,7 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRes
 
     const spawnedAt = performance.now();
     const last = await start();
+    const startupMs = performance.now() - spawnedAt;
     const deadline = spawnedAt + timeoutMs;
     let orphansRegeneratedMs: number | undefined;
     let orphansTakenBackMs: number | undefined;
@@ -225,6 +260,7 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRes
         expectedRuns: options.users * options.slots,
         atLastKill,
         orphans: orphanIds.length,
+        startupMs,
         orphansTakenBackMs: orphansTakenBackMs ?? allSettledMs,
         orphansRegeneratedMs: orphansRegeneratedMs ?? allSettledMs,
         allSettledMs,
