@@ -13,7 +13,15 @@
  */
 import { autoRetry } from "@grammyjs/auto-retry";
 import { sequentialize } from "@grammyjs/runner";
-import { Api, type ApiClientOptions, Bot, type Context, type MiddlewareFn } from "grammy";
+import {
+  Api,
+  type ApiCallFn,
+  type ApiClientOptions,
+  Bot,
+  type Context,
+  type MiddlewareFn,
+  type Transformer,
+} from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import {
   type Assistant,
@@ -99,6 +107,8 @@ export interface TelegramBot {
   start(): Promise<void>;
   /** Stops polling and waits for updates being handled. */
   stop(): Promise<void>;
+  /** Watches every single API attempt of the chat client, inside its auto-retry (the health of the link). */
+  observeAttempts(hook: Transformer): void;
   /** Long polling mode only: the one poller, for the link that keeps it alive. */
   poller?: Poller;
   /** Resolves when no update is being handled (tests). */
@@ -136,6 +146,16 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
   // Chat replies have no other retry: auto-retry waits out a 429 (the flood gate holds every other request
   // to that scope meanwhile) and retries a 5xx, a few times. Network errors are rethrown: it would retry
   // them without bound.
+  // grammY runs a later transformer around the earlier ones: installed first, the attempt hooks sit inside
+  // auto-retry and see every attempt — a 5xx that auto-retry later gets past is still an outage right now.
+  const attemptHooks: Transformer[] = [];
+  bot.api.config.use((previous, method, payload, signal) =>
+    attemptHooks.reduce<ApiCallFn>(
+      (inner, hook) => (innerMethod, innerPayload, innerSignal) =>
+        hook(inner, innerMethod, innerPayload, innerSignal),
+      previous,
+    )(method, payload, signal),
+  );
   bot.api.config.use(autoRetry({ maxRetryAttempts, maxDelaySeconds, rethrowHttpErrors: true }));
 
   // The outbox's client never retries: whether, when and until when a delivery is retried is the outbox's
@@ -198,6 +218,9 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
     }),
     ...(webhookHandler ? { webhookHandler } : {}),
     ...(poller ? { poller } : {}),
+    observeAttempts(hook) {
+      attemptHooks.push(hook);
+    },
     async start() {
       await bot.init();
       await registerCommands();

@@ -68,8 +68,9 @@ export function linkTelegram(telegram: TelegramBot, options: TelegramLinkOptions
   let standingBy: Extract<PollingTurn, { holds: false }> | undefined;
   let keepingLease = false;
 
-  // Every API call reports on the connection: an answer means reachable, a network failure or a 5xx not.
-  telegram.bot.api.config.use(async (previous, method, payload, signal) => {
+  // Every API attempt reports on the connection: an answer means reachable, a network failure or a 5xx
+  // not — each attempt, not each call, so an outage shows while auto-retry is still waiting it out.
+  telegram.observeAttempts(async (previous, method, payload, signal) => {
     if (!everStarted) return previous(method, payload, signal);
     try {
       const result = await previous(method, payload, signal);

@@ -127,6 +127,28 @@ describe("Telegram long polling as the bot runs", { timeout: 120_000 }, () => {
       await telegram.close();
     }
   });
+
+  it("shows a 5xx as unreachable at the first failed attempt, while auto-retry still waits it out, then heals", async () => {
+    const telegram = await startTelegramServer();
+    const { logger, lines } = capturingLogger();
+    const app = await start(telegram, logger);
+    try {
+      await telegram.waitFor(() => telegram.pollStats().held);
+      // Two attempts fail, the third succeeds: the call itself never fails, so only a hook that sees each
+      // attempt can report the outage.
+      telegram.failNext({ method: "sendmessage", status: 502, times: 2 });
+      telegram.sendUserMessage({ id: 4545, first_name: "Stranger" }, "hello");
+      await telegram.waitFor(() => telegram.chat(4545).botMessages().length > 0, 30_000);
+      const changes = lines.map((line) => line.msg).filter((msg) => msg.startsWith("telegram is "));
+      expect(changes).toContain("telegram is unreachable");
+      expect(changes.filter((msg) => msg === "telegram is unreachable")).toHaveLength(1);
+      const healed = await waitForHealth(app.port, (sample) => sample.status === 200, 40_000);
+      expect(healed.telegram).toBe("polling");
+    } finally {
+      await app.stop();
+      await telegram.close();
+    }
+  });
 });
 
 async function waitForHealth(
