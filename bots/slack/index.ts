@@ -139,7 +139,11 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
     deferInitialization: true,
     convoStore: false,
     ignoreSelf: true,
-    ...(socketMode ? { socketMode: true, appToken: config.appToken } : { receiver }),
+    // Bolt's Socket Mode client takes its own clientOptions (installerOptions) for apps.connections.open;
+    // without them it asks slack.com instead of SLACK_API_URL.
+    ...(socketMode
+      ? { socketMode: true, appToken: config.appToken, installerOptions: { clientOptions } }
+      : { receiver }),
   });
 
   const inFlight = new Set<Promise<unknown>>();
