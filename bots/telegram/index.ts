@@ -143,9 +143,6 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
   });
   const maxRetryAttempts = options.retry?.maxAttempts ?? 3;
   const maxDelaySeconds = options.retry?.maxDelaySeconds ?? 60;
-  // Chat replies have no other retry: auto-retry waits out a 429 (the flood gate holds every other request
-  // to that scope meanwhile) and retries a 5xx, a few times. Network errors are rethrown: it would retry
-  // them without bound.
   // grammY runs a later transformer around the earlier ones: installed first, the attempt hooks sit inside
   // auto-retry and see every attempt — a 5xx that auto-retry later gets past is still an outage right now.
   const attemptHooks: Transformer[] = [];
@@ -156,6 +153,9 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
       previous,
     )(method, payload, signal),
   );
+  // Chat replies have no other retry: auto-retry waits out a 429 (the flood gate holds every other request
+  // to that scope meanwhile) and retries a 5xx, a few times. Network errors are rethrown: it would retry
+  // them without bound.
   bot.api.config.use(autoRetry({ maxRetryAttempts, maxDelaySeconds, rethrowHttpErrors: true }));
 
   // The outbox's client never retries: whether, when and until when a delivery is retried is the outbox's

@@ -61,12 +61,12 @@ export interface KillLoopResult {
   atLastKill: RunCounts & { runs: number; posts: number };
   /** Runs left claimed or generating by the killed processes. */
   orphans: number;
+  /** From the last spawn until its start-up summary was printed. */
+  startupMs: number;
   /**
    * From the last start's spawn: until every orphan was taken back by the new process (or done), until
    * every orphan was generated again (no longer claimed or generating), and until every run was settled.
    */
-  /** From the last spawn until its start-up summary was printed. */
-  startupMs: number;
   orphansTakenBackMs: number;
   orphansRegeneratedMs: number;
   allSettledMs: number;
