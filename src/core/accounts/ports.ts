@@ -1,0 +1,273 @@
+/**
+ * A person's own task and calendar servers (CalDAV, Todoist) as the core sees them. Three parts, each with
+ * one owner:
+ *
+ * - `Accounts` (db/stores) owns the `accounts` rows and the mirror of what each server holds
+ *   (`account_objects`: one row per remote object, its ETag and its body). The tasks and events the tools
+ *   read are derived from the mirror by the store, in the same statement that changes it, so a briefing
+ *   never sees a half-applied sync.
+ * - `AccountProvider` (src/sources/accounts, one per kind) speaks the server's protocol: discovery,
+ *   incremental sync, conditional writes. It never touches storage.
+ * - `SecretCipher` (src/sources/accounts/secret-cipher.ts) turns a password or token into the stored
+ *   ciphertext and back; the key comes from the environment at the edge, never from the core.
+ *
+ * The core's account service (sync, write-through, conflicts) joins them; nothing else changes an
+ * account's rows.
+ */
+import { BriefbotError } from "../errors.ts";
+
+export const ACCOUNT_KINDS = ["caldav", "todoist"] as const;
+export type AccountKind = (typeof ACCOUNT_KINDS)[number];
+
+/** What a remote collection holds: CalDAV's supported-calendar-component-set, Todoist projects are tasks. */
+export type CollectionContent = "events" | "tasks";
+
+export interface RemoteCollection {
+  /** The collection's href (CalDAV) or project id (Todoist). */
+  remoteId: string;
+  /** Its display name ("Personal", "Inbox"). */
+  name: string;
+  holds: CollectionContent[];
+}
+
+/** A collection of an account, as stored: whether the user chose it, and where its sync stands. */
+export interface AccountCollection extends RemoteCollection {
+  enabled: boolean;
+  /**
+   * The provider's own position (a sync-token or ctag, a Todoist sync_token); opaque to the core. Null
+   * before the first sync, and after the server said the token is no longer valid.
+   */
+  syncState: string | null;
+}
+
+export interface Account {
+  id: number;
+  userId: number;
+  kind: AccountKind;
+  /** How receipts name it: "Nextcloud", "Todoist". */
+  label: string;
+  /** The server's address (CalDAV) or the API's base URL (Todoist). */
+  url: string;
+  /** CalDAV user name; null for token accounts. */
+  username: string | null;
+  collections: AccountCollection[];
+  lastSyncAt: Date | null;
+  /** Why the latest sync failed, one line; null when it succeeded or none ran. */
+  lastError: string | null;
+  createdAt: Date;
+}
+
+/** The stored secret: ciphertext with its key id, never the password itself. */
+export interface SealedSecret {
+  /** Which key sealed it, so rotation can tell old from new. */
+  keyId: string;
+  /** base64 of nonce | ciphertext | tag (AES-256-GCM). */
+  sealed: string;
+}
+
+export interface SecretCipher {
+  /** The id of the key `seal` uses now. */
+  readonly keyId: string;
+  seal: (plain: string) => SealedSecret;
+  /** Throws a `secret_key` error when the secret was sealed with another key or was tampered with. */
+  open: (secret: SealedSecret) => string;
+}
+
+export interface NewAccount {
+  userId: number;
+  kind: AccountKind;
+  label: string;
+  url: string;
+  username: string | null;
+  secret: SealedSecret;
+  collections: AccountCollection[];
+  createdAt: Date;
+}
+
+/** One object on the server, as the mirror keeps it. */
+export interface RemoteObject {
+  /** The object's href (CalDAV) or item id (Todoist); unique within its collection. */
+  remoteId: string;
+  /** The server's version: the ETag (CalDAV), `updated_at` (Todoist, which has no ETag). */
+  etag: string;
+  /** VTODO / VEVENT objects are iCalendar text; Todoist items are their JSON as the API sent them. */
+  format: "icalendar" | "todoist-json";
+  body: string;
+}
+
+/** A task as one remote object describes it (a recurring VTODO: its current occurrence). */
+export interface DerivedTask {
+  title: string;
+  notes: string;
+  /** The user's local date ("YYYY-MM-DD"), a DUE with TZID already moved into the user's zone. */
+  dueDate: string | null;
+  dueTime: string | null;
+  priority: "low" | "normal" | "high";
+  status: "open" | "done";
+  completedAt: Date | null;
+  /** RELATED-TO (CalDAV) or parent_id (Todoist): the parent's remoteId, for subtasks. */
+  parentRemoteId: string | null;
+  /** CATEGORIES (CalDAV) or labels (Todoist). */
+  labels: string[];
+}
+
+/** One occurrence of an event inside the expansion window, as the ICS calendars store them. */
+export interface DerivedEvent {
+  title: string;
+  description: string;
+  location: string;
+  allDay: boolean;
+  startsAt: Date;
+  endsAt: Date;
+  startDate: string | null;
+  endDate: string | null;
+  status: "confirmed" | "tentative" | "cancelled";
+}
+
+export interface DerivedItems {
+  tasks: DerivedTask[];
+  events: DerivedEvent[];
+}
+
+/** The window recurring events are expanded in, and the zone floating times and due dates are read in. */
+export interface DeriveOptions {
+  windowStart: Date;
+  windowEnd: Date;
+  timeZone: string;
+}
+
+/** An object with what it means, as the store applies it. */
+export interface DerivedObject extends RemoteObject {
+  derived: DerivedItems;
+}
+
+/** What one collection's sync found since its stored position. */
+export interface CollectionChanges {
+  /** New or changed objects, with their bodies. */
+  changed: RemoteObject[];
+  /** remoteIds the server no longer has. */
+  removed: string[];
+  /** True when the server could not answer incrementally: `changed` is then everything it has. */
+  full: boolean;
+  /** The position to store for next time. */
+  syncState: string | null;
+  /** What the sync cost, for the bench and the logs. */
+  requests: number;
+  bytes: number;
+}
+
+/** A server to talk to, with the secret opened only for the call. */
+export interface AccountConnection {
+  url: string;
+  username: string | null;
+  secret: string;
+}
+
+/** What a write asks of a task; the provider maps it onto the object it last read. */
+export type TaskWrite =
+  | { kind: "complete"; at: Date }
+  | { kind: "reopen" }
+  | {
+      kind: "update";
+      changes: {
+        title?: string;
+        notes?: string;
+        dueDate?: string | null;
+        dueTime?: string | null;
+        priority?: "low" | "normal" | "high";
+      };
+    };
+
+export interface TaskDraft {
+  title: string;
+  notes?: string;
+  dueDate?: string | null;
+  dueTime?: string | null;
+  priority?: "low" | "normal" | "high";
+  /** The user's zone, for a due time. */
+  timeZone: string;
+}
+
+/**
+ * Speaks one kind of server. Every write is conditional on the version the mirror holds (`If-Match`, or
+ * `If-None-Match: *` on create; Todoist compares `updated_at` after a read): when the server has moved on,
+ * it throws `ConflictError` carrying the server's current object and writes nothing.
+ */
+export interface AccountProvider {
+  readonly kind: AccountKind;
+  discover: (connection: AccountConnection) => Promise<RemoteCollection[]>;
+  /** `known` is remoteId → etag of the mirror, so only changed objects are fetched. */
+  sync: (
+    connection: AccountConnection,
+    collection: AccountCollection,
+    known: ReadonlyMap<string, string>,
+  ) => Promise<CollectionChanges>;
+  /**
+   * What an object means: parsed with the same rules as ICS subscriptions (recurrence budgets, zones,
+   * per-item isolation). Throws a parse error for an object it cannot read; the sync skips that object
+   * and keeps the rest.
+   */
+  derive: (object: RemoteObject, options: DeriveOptions) => DerivedItems;
+  createTask: (
+    connection: AccountConnection,
+    collection: RemoteCollection,
+    draft: TaskDraft,
+  ) => Promise<RemoteObject>;
+  writeTask: (
+    connection: AccountConnection,
+    current: RemoteObject,
+    write: TaskWrite,
+  ) => Promise<RemoteObject>;
+  deleteTask: (connection: AccountConnection, current: RemoteObject) => Promise<void>;
+}
+
+/** The server's object changed since the mirror read it: nothing was written. */
+export class ConflictError extends BriefbotError<"conflict"> {
+  constructor(
+    message: string,
+    /** The object as the server holds it now; undefined when it was deleted there. */
+    readonly current: RemoteObject | undefined,
+  ) {
+    super("conflict", message);
+  }
+}
+
+/** The account rows and the mirror; the only writer of both. */
+export interface Accounts {
+  create: (account: NewAccount) => Promise<Account>;
+  list: (userId: number) => Promise<Account[]>;
+  /** Every account, for the background sync. */
+  listAll: () => Promise<Account[]>;
+  get: (userId: number, id: number) => Promise<Account | undefined>;
+  /** Deletes the account, its mirror and the tasks and events derived from it; false when there was none. */
+  remove: (userId: number, id: number) => Promise<boolean>;
+  secretOf: (accountId: number) => Promise<SealedSecret>;
+  /** Every sealed secret, for key rotation: re-sealed in one transaction by `replaceSecrets`. */
+  allSecrets: () => Promise<{ accountId: number; secret: SealedSecret }[]>;
+  replaceSecrets: (secrets: readonly { accountId: number; secret: SealedSecret }[]) => Promise<void>;
+  setCollections: (accountId: number, collections: readonly AccountCollection[]) => Promise<void>;
+  /** remoteId → etag of what the mirror holds for one collection. */
+  known: (accountId: number, collectionId: string) => Promise<Map<string, string>>;
+  /** The mirrored object behind a derived task, with its account and collection. */
+  objectOfTask: (
+    userId: number,
+    taskId: number,
+  ) => Promise<{ account: Account; collectionId: string; object: RemoteObject } | undefined>;
+  /**
+   * Applies one collection's sync in one transaction: the mirror rows, the derived tasks and events, the
+   * collection's new sync state and the account's lastSyncAt / lastError.
+   */
+  applySync: (
+    accountId: number,
+    collectionId: string,
+    changes: { changed: DerivedObject[]; removed: string[]; full: boolean; syncState: string | null },
+    at: Date,
+  ) => Promise<void>;
+  /** Records a failed sync's reason; the mirror keeps its last good state. */
+  recordSyncError: (accountId: number, message: string, at: Date) => Promise<void>;
+  /** Stores one object a write returned, with what it means, as the sync would. */
+  storeObject: (accountId: number, collectionId: string, object: DerivedObject) => Promise<void>;
+  /** Every mirrored object of the account, to derive again when the expansion window has moved on. */
+  objects: (accountId: number) => Promise<{ collectionId: string; object: RemoteObject }[]>;
+  dropObject: (accountId: number, collectionId: string, remoteId: string) => Promise<void>;
+}
