@@ -39,6 +39,7 @@ import {
   readBytes,
   sendJson,
 } from "./http.ts";
+import { deliverWithRetries, type EventDelivery } from "./slack-event-retries.ts";
 
 export interface SlackServerOptions {
   signingSecret: string;
@@ -114,6 +115,8 @@ export interface InboundResult {
   body: string;
   /** Milliseconds from sending the request to receiving the app's answer (diagnostics only). */
   ackMs: number;
+  /** The app asked Slack not to retry (`X-Slack-No-Retry: 1`). */
+  noRetry: boolean;
 }
 
 export interface InboundOptions {
@@ -190,7 +193,16 @@ export interface SlackServer {
   waitForResponse(id: string, timeoutMs?: number): Promise<ResponseUrlPost>;
   /** Resolves once `match` holds for some edit of a posted message. */
   waitForEdit(match: (post: PostedMessage) => boolean, timeoutMs?: number): Promise<PostedMessage>;
+  /** One request, as a test scripts it (retry headers only when `retryNum` is given). */
   sendEvent(event: Record<string, unknown>, options: EventOptions): Promise<InboundResult>;
+  /**
+   * The event as Slack delivers it: re-sent while it is not acknowledged within 3 s (see
+   * slack-event-retries.ts), on `retryDelaysMs` (Slack's own: 0, 1 min, 5 min).
+   */
+  deliverEvent(
+    event: Record<string, unknown>,
+    options: InboundOptions & { eventId: string; retryDelaysMs?: readonly number[] },
+  ): Promise<EventDelivery>;
   sendCommand(
     command: string,
     text: string,
@@ -635,7 +647,35 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
       body,
     });
     const text = await response.text();
-    return { status: response.status, body: text, ackMs: performance.now() - started };
+    return {
+      status: response.status,
+      body: text,
+      ackMs: performance.now() - started,
+      noRetry: response.headers.get("x-slack-no-retry") === "1",
+    };
+  }
+
+  /** The event_callback envelope Slack POSTs for one event. */
+  function eventBody(event: Record<string, unknown>, eventId: string): string {
+    return JSON.stringify({
+      token: "legacy-verification-token",
+      team_id: teamId,
+      api_app_id: "A0APP",
+      event: { event_ts: event.ts, ...event },
+      type: "event_callback",
+      event_id: eventId,
+      event_time: Math.floor(Date.now() / 1000),
+      authorizations: [
+        {
+          enterprise_id: null,
+          team_id: teamId,
+          user_id: botUserId,
+          is_bot: true,
+          is_enterprise_install: false,
+        },
+      ],
+      is_ext_shared_channel: false,
+    });
   }
 
   function newResponseUrl(): { id: string; url: string } {
@@ -702,31 +742,19 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
     waitForEdit: (match, timeoutMs = 10_000) =>
       waitFor(() => posts.find((post) => post.edits > 0 && match(post)), timeoutMs, "a matching edit"),
     async sendEvent(event, eventOptions) {
-      const envelope = {
-        token: "legacy-verification-token",
-        team_id: teamId,
-        api_app_id: "A0APP",
-        event: { event_ts: event.ts, ...event },
-        type: "event_callback",
-        event_id: eventOptions.eventId,
-        event_time: Math.floor(Date.now() / 1000),
-        authorizations: [
-          {
-            enterprise_id: null,
-            team_id: teamId,
-            user_id: botUserId,
-            is_bot: true,
-            is_enterprise_install: false,
-          },
-        ],
-        is_ext_shared_channel: false,
-      };
       const headers: Record<string, string> = {};
       if (eventOptions.retryNum !== undefined) {
         headers["x-slack-retry-num"] = String(eventOptions.retryNum);
         headers["x-slack-retry-reason"] = eventOptions.retryReason ?? "http_timeout";
       }
-      return send(JSON.stringify(envelope), "application/json", { ...eventOptions, headers });
+      return send(eventBody(event, eventOptions.eventId), "application/json", { ...eventOptions, headers });
+    },
+    deliverEvent(event, eventOptions) {
+      const body = eventBody(event, eventOptions.eventId);
+      return deliverWithRetries(
+        (headers) => send(body, "application/json", { ...eventOptions, headers }),
+        eventOptions,
+      );
     },
     async sendCommand(command, text, user, commandOptions = {}) {
       const { id, url } = newResponseUrl();

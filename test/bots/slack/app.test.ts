@@ -236,6 +236,24 @@ describeEachDatabase("slack app", (getDb) => {
     }
   });
 
+  it("acknowledges a message inside Slack's 3 s while the model takes longer, so Slack never re-sends it", async () => {
+    const { slackId } = await linkedSlackUser(getDb());
+    const modelBefore = suite.ollama.chatRequests(MODEL).length;
+    suite.ollama.script(MODEL, { content: "Here is a slow answer.", latency: { timeToFirstTokenMs: 4500 } });
+    const delivery = await suite.slack.deliverEvent(directMessage(slackId, "tell me something"), {
+      eventId: nextEventId(),
+      retryDelaysMs: [0, 100, 200],
+    });
+    const answer = await suite.slack.waitForEdit(
+      (post) => post.channel === suite.slack.dmChannelOf(slackId) && post.text === "Here is a slow answer.",
+    );
+    await suite.running.slackApp.idle();
+
+    expect(delivery.attempts.map((attempt) => attempt.outcome)).toEqual(["acked"]);
+    expect(suite.ollama.chatRequests(MODEL).length).toBe(modelBefore + 1);
+    expect(suite.slack.thread(answer.channel, answer.ts)).toHaveLength(1);
+  });
+
   it("refuses a bad signature and a 6-minute-old timestamp with 401, running nothing", async () => {
     const { slackId } = await linkedSlackUser(getDb());
     const callsBefore = suite.slack.calls.length;
