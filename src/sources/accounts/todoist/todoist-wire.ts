@@ -9,9 +9,22 @@
  * body in the API's own words, and the SDK hands back its camelCased reading of it instead.
  */
 import type { CustomFetch, CustomFetchResponse } from "@doist/todoist-sdk";
+import { errorMessage } from "../../../core/errors.ts";
+import {
+  type AddressPolicy,
+  OPERATOR_CONFIGURED,
+  PUBLIC_ONLY,
+  RefusedAddressError,
+} from "../../network/address-policy.ts";
+import { createGuardedAgent } from "../../network/guarded-agent.ts";
 import type { RateLimitNote } from "./todoist-error.ts";
 
 export interface WireOptions {
+  /**
+   * Which addresses the account's API URL may reach; default public ones only, as for every address a
+   * user gives (the operator opens loopback or the LAN for a self-hosted test server).
+   */
+  network?: AddressPolicy;
   /** The longest all Retry-After waits of one request may add up to; default 60 s. */
   maxWaitMs?: number;
   /** How many 429s in a row one request may wait out; default 3. */
@@ -49,6 +62,8 @@ export function createTodoistWire(options: WireOptions = {}): TodoistWire {
   let bytes = 0;
   let lastBody: string | undefined;
   let rateLimit: RateLimitNote | null = null;
+  const policy = options.network ?? PUBLIC_ONLY;
+  const agent = policy === OPERATOR_CONFIGURED ? undefined : createGuardedAgent(policy);
 
   const send = async (
     url: string,
@@ -56,7 +71,13 @@ export function createTodoistWire(options: WireOptions = {}): TodoistWire {
   ): Promise<CustomFetchResponse> => {
     const { timeout: _timeout, ...request } = init ?? {};
     for (let retries = 0; ; retries++) {
-      const response = await fetch(url, request);
+      const response = await reach(url, {
+        ...request,
+        // Todoist's API does not redirect; a redirect would carry the token somewhere else.
+        redirect: "error",
+        // undici's Agent and the one inside Node's fetch implement the same Dispatcher interface.
+        ...(agent ? { dispatcher: agent as unknown as RequestInit["dispatcher"] } : {}),
+      });
       requests += 1;
       const body = await response.text();
       bytes += Buffer.byteLength(body);
@@ -91,6 +112,28 @@ export function createTodoistWire(options: WireOptions = {}): TodoistWire {
     lastBody: () => lastBody,
     rateLimit: () => rateLimit,
   };
+}
+
+/**
+ * fetch, with its failure's reason in the message: the SDK keeps only the message of what the fetch
+ * threw. A refused address is a plain Error, which the SDK does not retry; anything else stays a
+ * TypeError "fetch failed: …", which it retries as a network error.
+ */
+async function reach(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    const refused = refusal(error);
+    if (refused) throw new Error(refused.message, { cause: error });
+    throw new TypeError(errorMessage(error, { cause: true }), { cause: error });
+  }
+}
+
+function refusal(error: unknown): RefusedAddressError | undefined {
+  for (let at: unknown = error; at instanceof Error; at = at.cause) {
+    if (at instanceof RefusedAddressError) return at;
+  }
+  return undefined;
 }
 
 /** Retry-After in milliseconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3); null when unusable. */

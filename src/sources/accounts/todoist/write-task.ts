@@ -15,7 +15,7 @@ import {
 } from "../../../core/accounts/ports.ts";
 import { addTaskArguments, updateTaskArguments } from "./task-arguments.ts";
 import { readTaskJson, remoteTask, sameVersion } from "./task-json.ts";
-import { TodoistError } from "./todoist-error.ts";
+import { TodoistError, todoistFailure } from "./todoist-error.ts";
 import { openTodoistSession, type TodoistSession } from "./todoist-session.ts";
 import type { WireOptions } from "./todoist-wire.ts";
 
@@ -74,7 +74,7 @@ async function readUnchanged(session: TodoistSession, current: RemoteObject): Pr
         undefined,
       );
     }
-    await session.call(`reading task ${id}`, () => Promise.reject(error));
+    throw todoistFailure(error, `reading task ${id}`, session.wire.rateLimit());
   }
   const now = answered(session, id);
   if (!sameVersion(now.etag, current.etag)) {

@@ -50,6 +50,9 @@ export async function todoistFixture(provider: AccountProvider): Promise<Todoist
   };
 }
 
+/** The test server listens on loopback, which accounts may not reach by default. */
+export const LOOPBACK = { network: { allowPrivateNetworks: true, allowHosts: [] } };
+
 export const options = {
   windowStart: new Date("2026-12-01T00:00:00Z"),
   windowEnd: new Date("2026-12-31T00:00:00Z"),

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AccountProvider } from "../../../../src/core/accounts/ports.ts";
 import { createTodoistProvider } from "../../../../src/sources/accounts/todoist/todoist-provider.ts";
-import { type TodoistFixture, todoistFixture } from "./todoist-fixture.ts";
+import { LOOPBACK, type TodoistFixture, todoistFixture } from "./todoist-fixture.ts";
 
 let todoist: TodoistFixture;
 let waits: number[];
@@ -12,6 +12,7 @@ beforeEach(async () => {
   waits = [];
   // The waits are recorded, and kept short so the test does not sit out Todoist's real minute.
   provider = createTodoistProvider({
+    ...LOOPBACK,
     maxWaitMs: 10_000,
     sleep: async (ms) => {
       waits.push(ms);
@@ -56,5 +57,13 @@ describe("Todoist limits and refusals", () => {
     expect(error.code).toBe("todoist_token");
     expect(error.message).toMatch(/refused the API token while listing the projects \(401/);
     expect(error.message).not.toContain("not-the-token-4f1c9e");
+  });
+
+  it("refuses an API URL on a private network unless the operator allowed it", async () => {
+    const guarded = createTodoistProvider();
+    const error = await failure(guarded.discover(todoist.connection));
+    expect(error.code).toBe("todoist_unreachable");
+    expect(error.message).toMatch(/listing the projects: .*127\.0\.0\.1.*BRIEFBOT_CONFIG/);
+    expect(todoist.server.requests).toEqual([]);
   });
 });

@@ -5,9 +5,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConflictError, type RemoteObject } from "../../../../src/core/accounts/ports.ts";
 import { createTodoistProvider } from "../../../../src/sources/accounts/todoist/todoist-provider.ts";
-import { options, type TodoistFixture, todoistFixture } from "./todoist-fixture.ts";
+import { LOOPBACK, options, type TodoistFixture, todoistFixture } from "./todoist-fixture.ts";
 
-const provider = createTodoistProvider();
+const provider = createTodoistProvider(LOOPBACK);
 let todoist: TodoistFixture;
 
 beforeEach(async () => {
