@@ -34,7 +34,13 @@ export async function syncProject(
     ...options,
     rewrite: (url, body) => {
       if (!new URL(url).pathname.endsWith("/sync")) return body;
-      const answer: unknown = JSON.parse(body);
+      let answer: unknown;
+      try {
+        answer = JSON.parse(body);
+      } catch {
+        // Left to the SDK, whose reading of a body that is not JSON fails as an unreadable answer.
+        return body;
+      }
       if (typeof answer !== "object" || answer === null || !("items" in answer)) return body;
       const { items: lifted, ...rest } = answer as { items: unknown };
       items = Array.isArray(lifted) ? lifted : [];

@@ -69,14 +69,14 @@ async function readUnchanged(session: TodoistSession, current: RemoteObject): Pr
     await session.api.getTask(id);
   } catch (error) {
     if (error instanceof TodoistRequestError && error.httpStatusCode === 404) {
-      throw new ConflictError(
-        `Task ${id} was deleted on Todoist since briefbot read it; nothing was written`,
-        undefined,
-      );
+      throw deletedConflict(id);
     }
     throw todoistFailure(error, `reading task ${id}`, session.wire.rateLimit());
   }
   const now = answered(session, id);
+  if (isDeleted(now.body)) {
+    throw deletedConflict(id);
+  }
   if (!sameVersion(now.etag, current.etag)) {
     throw new ConflictError(
       `Task ${id} was changed on Todoist since briefbot read it (${current.etag} → ${now.etag}); nothing was written`,
@@ -96,4 +96,18 @@ function answered(session: TodoistSession, id: string): RemoteObject {
       ? String(parsed.updated_at)
       : undefined;
   return remoteTask(id, updatedAt, body);
+}
+
+const deletedConflict = (id: string) =>
+  new ConflictError(
+    `Task ${id} was deleted on Todoist since briefbot read it; nothing was written`,
+    undefined,
+  );
+
+/** Todoist may answer a deleted task's read with the task marked `is_deleted` instead of a 404. */
+function isDeleted(body: string): boolean {
+  const parsed: unknown = JSON.parse(body);
+  return (
+    typeof parsed === "object" && parsed !== null && "is_deleted" in parsed && parsed.is_deleted === true
+  );
 }
