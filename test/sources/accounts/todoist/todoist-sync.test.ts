@@ -36,6 +36,11 @@ describe("Todoist sync", () => {
     const next = await todoist.sync();
     expect(next.full).toBe(false);
     expect(titles()).toEqual(["Call the dentist"]);
+    // Mirrored as Todoist sent it (snake_case), versioned by its updated_at.
+    const [object] = next.changed;
+    const body = JSON.parse(object?.body ?? "{}") as Record<string, unknown>;
+    expect(body.project_id).toBe(todoist.collection.remoteId);
+    expect(object?.etag).toBe(body.updated_at);
   });
 
   it("makes one request and fetches nothing when nothing changed", async () => {
