@@ -11,6 +11,7 @@ import { runHostileModelBench } from "./hostile-model.ts";
 import { runReplicasBench } from "./replicas.ts";
 import { runRoutingBench } from "./routing.ts";
 import { runStartupBench } from "./startup.ts";
+import { runTodoistSyncBench } from "./todoist-sync.ts";
 import type { BenchSection } from "./types.ts";
 
 const benches: [string, () => Promise<BenchSection>][] = [
@@ -22,6 +23,7 @@ const benches: [string, () => Promise<BenchSection>][] = [
   ["hostile-model", runHostileModelBench],
   ["startup", runStartupBench],
   ["replicas", runReplicasBench],
+  ["todoist-sync", runTodoistSyncBench],
 ];
 
 const only = process.argv.slice(2);
