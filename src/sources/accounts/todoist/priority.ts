@@ -1,23 +1,22 @@
 /**
  * Todoist's four priorities onto briefbot's three. Todoist's numbers run backwards to its labels: 4 is
- * "p1" (urgent, red), 1 is "p4" (no flag, every new task's default). So 4 is high and 1 low; 2 and 3
- * ("p3", "p2") are both normal, because our scale has one step between "urgent" and "unflagged", and a
- * flagged-but-not-urgent task is neither.
+ * "p1" (urgent, red), 3 "p2", 2 "p3", 1 "p4" (no flag, every new task's default). The default maps to our
+ * default, `normal`, so an unflagged list is not read out as "low priority"; the two flags Todoist shows as
+ * urgent and high (p1, p2) are our `high`, p3 is `normal`. Nothing in Todoist means "lower than unflagged",
+ * so no Todoist task is `low`.
  */
 import type { TaskPriority } from "../../../core/domain.ts";
 
 export function priorityFromTodoist(priority: number): TaskPriority {
-  if (priority >= 4) return "high";
-  if (priority <= 1) return "low";
-  return "normal";
+  return priority >= 3 ? "high" : "normal";
 }
 
 /**
- * Ours back to Todoist's. `normal` keeps a task's 2 or 3 when it already has one, so writing a task back
- * does not flatten "p2" to "p3".
+ * Ours back to Todoist's. A level keeps the task's own number when it already maps to it, so writing a
+ * task back does not turn a "p2" into a "p1" or a "p3" into no flag; `low` is no flag.
  */
 export function priorityToTodoist(priority: TaskPriority, current?: number): number {
-  if (priority === "high") return 4;
+  if (priority === "high") return current === 3 || current === 4 ? current : 4;
   if (priority === "low") return 1;
-  return current === 2 || current === 3 ? current : 2;
+  return current === 1 || current === 2 ? current : 1;
 }

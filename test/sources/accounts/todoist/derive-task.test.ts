@@ -51,12 +51,12 @@ const due = (fields: Record<string, unknown>) => ({
 });
 
 describe("deriveTodoistTask", () => {
-  it("maps Todoist's reversed priorities: 4 (p1) high, 2 and 3 normal, 1 (p4, the default) low", () => {
+  it("maps Todoist's reversed priorities: 4 and 3 (p1, p2) high, 2 (p3) and 1 (p4, the default) normal", () => {
     expect([4, 3, 2, 1].map((priority) => derive({ priority })?.priority)).toEqual([
+      "high",
       "high",
       "normal",
       "normal",
-      "low",
     ]);
   });
 

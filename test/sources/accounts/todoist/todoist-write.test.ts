@@ -77,8 +77,8 @@ describe("Todoist writes", () => {
     expect(error.current).toBeUndefined();
   });
 
-  it("updates title, notes, priority and due date, keeping a p2 as it was", async () => {
-    const object = await mirrored({ content: "Draft", priority: 3 });
+  it("updates title, notes, priority and due date, keeping a p3 as it was", async () => {
+    const object = await mirrored({ content: "Draft", priority: 2 });
     const written = await provider.writeTask(todoist.connection, object, {
       kind: "update",
       changes: { title: "Final", notes: "Send to Ann", dueDate: "2026-12-10", priority: "normal" },
@@ -86,7 +86,7 @@ describe("Todoist writes", () => {
     expect(todoist.server.task(object.remoteId)).toMatchObject({
       content: "Final",
       description: "Send to Ann",
-      priority: 3,
+      priority: 2,
       due: { date: "2026-12-10", datetime: null },
     });
     const timed = await provider.writeTask(todoist.connection, written, {
