@@ -19,6 +19,8 @@
  *   `apps.connections.open` answers `access_denied` and upgrades are refused.
  * - Counted: connections open at once (now and peak), acks (lost ones apart), re-sends, refused upgrades.
  *
+ * One per Slack test server: a second one started on the same server takes `apps.connections.open` over.
+ *
  * ```ts
  * const slack = await startSlackServer({ signingSecret: "s3cret" });
  * const socket = await startSlackSocketModeServer({ slack });
