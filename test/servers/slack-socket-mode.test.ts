@@ -309,4 +309,18 @@ describe("the Slack Socket Mode test server", () => {
     expect(socketMode.connections[0]?.closeCode).toBe(1006);
     expect(socketMode.stats().peak).toBe(1);
   });
+  it("while unreachable refuses Bolt's client with 503, and lets it back in once reachable", async () => {
+    const client = boltSocketClient(socketMode, 1_000);
+    const connected = connectedCount(client);
+    await client.start();
+    socketMode.setReachable(false);
+    await socketMode.waitForStats((stats) => stats.refused >= 2);
+    expect(socketMode.stats()).toMatchObject({ opened: 1, open: 0 });
+    expect(socketMode.connections[0]?.closeCode).toBe(1006);
+
+    socketMode.setReachable(true);
+    await socketMode.waitForStats((stats) => stats.open === 1, 30_000);
+    await expect.poll(connected, { timeout: 10_000 }).toBe(2);
+    expect(socketMode.stats()).toMatchObject({ opened: 2, peak: 1 });
+  });
 });

@@ -17,6 +17,8 @@
  *   `warningMs` later (Slack: about 10 s) unless the app left first; `refresh_requested`: closed at once;
  *   `link_disabled`: Socket Mode is off for the app until `enableLink()` — closed at once, and meanwhile
  *   `apps.connections.open` answers `access_denied` and upgrades are refused.
+ * - `setReachable(false)`: a network outage of the socket side — open links die without a close frame and
+ *   upgrades are answered 503 until `setReachable(true)` (the Web API side fails only as scripted on `slack`).
  * - Counted: connections open at once (now and peak), acks (lost ones apart), re-sends, refused upgrades.
  *
  * One per Slack test server: a second one started on the same server takes `apps.connections.open` over.
@@ -155,6 +157,8 @@ export interface SlackSocketModeServer {
   enableLink(): void;
   /** Every open connection dies without a close frame, as on a network loss. */
   dropConnections(): void;
+  /** Unreachable: links dropped and upgrades refused with 503 until reachable again. */
+  setReachable(reachable: boolean): void;
   close(): Promise<void>;
 }
 
@@ -186,6 +190,7 @@ export async function startSlackSocketModeServer(
   const changes = new EventEmitter();
   changes.setMaxListeners(0);
   let linkEnabled = true;
+  let reachable = true;
   let roundRobin = 0;
   let base = "";
 
@@ -213,9 +218,14 @@ export async function startSlackSocketModeServer(
     const url = new URL(request.url ?? "/", "http://localhost");
     const ticket = url.searchParams.get("ticket") ?? "";
     const path = url.pathname.replace(/\/$/, "");
-    if (path !== "/link" || !linkEnabled || !tickets.delete(ticket)) {
+    const refusal = !reachable
+      ? "503 Service Unavailable"
+      : path !== "/link" || !linkEnabled || !tickets.delete(ticket)
+        ? "401 Unauthorized"
+        : undefined;
+    if (refusal) {
       counts.refused += 1;
-      socket.end("HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      socket.end(`HTTP/1.1 ${refusal}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       changed();
       return;
     }
@@ -435,6 +445,10 @@ export async function startSlackSocketModeServer(
     },
     dropConnections() {
       for (const entry of openLive()) entry.socket.terminate();
+    },
+    setReachable(next) {
+      reachable = next;
+      if (!next) for (const entry of openLive()) entry.socket.terminate();
     },
     async close() {
       for (const entry of openLive()) entry.socket.terminate();
