@@ -139,8 +139,9 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
     deferInitialization: true,
     convoStore: false,
     ignoreSelf: true,
-    // Bolt's Socket Mode client takes its own clientOptions (installerOptions) for apps.connections.open;
-    // without them it asks slack.com instead of SLACK_API_URL.
+    // Bolt's Socket Mode client takes its own clientOptions (installerOptions) for apps.connections.open.
+    // Bolt 5.1 copies the app's clientOptions there itself; said here so SLACK_API_URL reaches that call
+    // whatever a Bolt release defaults to (test/bots/slack/socket-mode.test.ts).
     ...(socketMode
       ? { socketMode: true, appToken: config.appToken, installerOptions: { clientOptions } }
       : { receiver }),

@@ -16,6 +16,8 @@
  * - Inbound side (here → the app): `sendEvent`, `sendCommand`, `pressButton` send properly signed requests
  *   (`v0=` HMAC-SHA256 over `v0:<ts>:<raw body>`) with Slack's exact content types, and report the HTTP status,
  *   body and how long the app took to answer.
+ * - Socket Mode rides on this server: `slack-socket-mode.ts` answers `apps.connections.open` through
+ *   `handleMethod` and sends the same `payloads` over its WebSocket.
  *
  * ```ts
  * const slack = await startSlackServer({ signingSecret: "s3cret", botToken: "xoxb-test" });
@@ -147,6 +149,39 @@ export interface ButtonMessage {
   ephemeral?: boolean;
 }
 
+/**
+ * How Slack builds what it sends the app, shared by both transports: over HTTP the event envelope is the JSON
+ * body, a command's fields the form, a button's payload the form's `payload`; over Socket Mode each is an
+ * envelope's `payload` (see `slack-socket-mode.ts`).
+ */
+export interface SlackPayloads {
+  /** The `event_callback` envelope around one event. */
+  event(event: Record<string, unknown>, eventId: string): Record<string, unknown>;
+  /** A slash command's fields, with a fresh response_url. */
+  command(
+    command: string,
+    text: string,
+    user: string,
+    options?: Pick<CommandOptions, "channelId">,
+  ): { fields: Record<string, string>; responseUrlId: string };
+  /** A `block_actions` payload for one button press, with a fresh response_url. */
+  button(
+    actionId: string,
+    value: string,
+    user: string,
+    message: ButtonMessage,
+  ): { payload: Record<string, unknown>; responseUrlId: string };
+}
+
+/**
+ * A Web API method another test server answers (Socket Mode's `apps.connections.open` with its app-level
+ * token). `bearer` is the `Authorization: Bearer` token only; a `token` field stays in `args`.
+ */
+export type MethodHandler = (
+  bearer: string | undefined,
+  args: Record<string, unknown>,
+) => Record<string, unknown>;
+
 export interface SlackServer {
   url: string;
   /** What `SLACK_API_URL` / `clientOptions.slackApiUrl` should be. */
@@ -231,6 +266,9 @@ export interface SlackServer {
   ): Promise<InboundResult>;
   /** The `message` event Slack would echo for one of the bot's own posts. */
   echoOf(post: PostedMessage): Record<string, unknown>;
+  payloads: SlackPayloads;
+  /** `method` is answered by `handler` (after scripted rate limits, before the bot token is checked). */
+  handleMethod(method: string, handler: MethodHandler): void;
   close(): Promise<void>;
 }
 
@@ -260,6 +298,7 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
   const nextFailures = new Map<string, string>();
   /** `<channel> <user>` of people who left a channel (an ephemeral message can't reach them there). */
   const departed = new Set<string>();
+  const methodHandlers = new Map<string, MethodHandler>();
   const changes = new EventEmitter();
   changes.setMaxListeners(0);
   let appUrl: string | undefined;
@@ -322,9 +361,10 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
     const method = apiMethodOf(request);
     if (method !== undefined) {
       const args = parseBody(raw, request.headers["content-type"]);
-      const token = bearer(request.headers.authorization) ?? stringArg(args.token);
+      const headerToken = bearer(request.headers.authorization);
+      const token = headerToken ?? stringArg(args.token);
       const call: ApiCall = { method, token, args, status: 200, response: {}, receivedAt };
-      const [status, body, headers] = callMethod(method, token, args, call);
+      const [status, body, headers] = callMethod(method, token, args, call, headerToken);
       Object.assign(call, { status, response: body });
       calls.push(call);
       if (status === 200 && takeNetworkFailure(method, "drop-response")) {
@@ -387,6 +427,7 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
     token: string | undefined,
     args: Record<string, unknown>,
     call: ApiCall,
+    headerToken: string | undefined,
   ): Answer {
     const channel = stringArg(args.channel);
     const scopes = [`method:${method}`, ...(channel ? [`method:${method}|channel:${channel}`] : [])];
@@ -406,6 +447,8 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
       const scope = limited.channel ? `method:${method}|channel:${limited.channel}` : `method:${method}`;
       return ratelimited(call, scope, limited.retryAfterSec);
     }
+    const handler = methodHandlers.get(method);
+    if (handler) return [200, handler(headerToken, args)];
     if (token === undefined) return [200, { ok: false, error: "not_authed" }];
     if (token !== botToken) return [200, { ok: false, error: "invalid_auth" }];
     const scripted = nextFailures.get(method);
@@ -655,9 +698,14 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
     };
   }
 
-  /** The event_callback envelope Slack POSTs for one event. */
-  function eventBody(event: Record<string, unknown>, eventId: string): string {
-    return JSON.stringify({
+  function newResponseUrl(): { id: string; url: string } {
+    responseCounter += 1;
+    const id = `r${responseCounter}`;
+    return { id, url: `${base}/response/${id}` };
+  }
+
+  const payloads: SlackPayloads = {
+    event: (event, eventId) => ({
       token: "legacy-verification-token",
       team_id: teamId,
       api_app_id: "A0APP",
@@ -675,14 +723,72 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
         },
       ],
       is_ext_shared_channel: false,
-    });
-  }
-
-  function newResponseUrl(): { id: string; url: string } {
-    responseCounter += 1;
-    const id = `r${responseCounter}`;
-    return { id, url: `${base}/response/${id}` };
-  }
+    }),
+    command(command, text, user, commandOptions = {}) {
+      const { id, url } = newResponseUrl();
+      const channelId = commandOptions.channelId ?? dmChannelOf(user);
+      const fields = {
+        token: "legacy-verification-token",
+        team_id: teamId,
+        team_domain: "acme",
+        channel_id: channelId,
+        channel_name: channelId.startsWith("D") ? "directmessage" : "general",
+        user_id: user,
+        user_name: users.get(user)?.name ?? user.toLowerCase(),
+        command,
+        text,
+        api_app_id: "A0APP",
+        is_enterprise_install: "false",
+        response_url: url,
+        trigger_id: `${Date.now()}.${responseCounter}.abc`,
+      };
+      return { fields, responseUrlId: id };
+    },
+    button(actionId, value, user, message) {
+      const { id, url } = newResponseUrl();
+      const payload = {
+        type: "block_actions",
+        token: "legacy-verification-token",
+        api_app_id: "A0APP",
+        trigger_id: `${Date.now()}.${responseCounter}.abc`,
+        team: { id: teamId, domain: "acme" },
+        user: { id: user, username: users.get(user)?.name ?? user.toLowerCase(), team_id: teamId },
+        channel: { id: message.channel, name: message.channel.startsWith("D") ? "directmessage" : "general" },
+        container: {
+          type: "message",
+          message_ts: message.ts,
+          channel_id: message.channel,
+          is_ephemeral: message.ephemeral === true,
+          ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
+        },
+        ...(message.ephemeral
+          ? {}
+          : {
+              message: {
+                type: "message",
+                ts: message.ts,
+                text: message.text ?? "",
+                bot_id: botId,
+                user: botUserId,
+                blocks: message.blocks ?? [],
+                ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
+              },
+            }),
+        response_url: url,
+        actions: [
+          {
+            type: "button",
+            block_id: "actions",
+            action_id: actionId,
+            value,
+            text: { type: "plain_text", text: actionId },
+            action_ts: nextTs(),
+          },
+        ],
+      };
+      return { payload, responseUrlId: id };
+    },
+  };
 
   const listening = await listen(server);
   const base = listening.url;
@@ -747,81 +853,29 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
         headers["x-slack-retry-num"] = String(eventOptions.retryNum);
         headers["x-slack-retry-reason"] = eventOptions.retryReason ?? "http_timeout";
       }
-      return send(eventBody(event, eventOptions.eventId), "application/json", { ...eventOptions, headers });
+      return send(JSON.stringify(payloads.event(event, eventOptions.eventId)), "application/json", {
+        ...eventOptions,
+        headers,
+      });
     },
     deliverEvent(event, eventOptions) {
-      const body = eventBody(event, eventOptions.eventId);
+      const body = JSON.stringify(payloads.event(event, eventOptions.eventId));
       return deliverWithRetries(
         (headers) => send(body, "application/json", { ...eventOptions, headers }),
         eventOptions,
       );
     },
     async sendCommand(command, text, user, commandOptions = {}) {
-      const { id, url } = newResponseUrl();
-      const channelId = commandOptions.channelId ?? dmChannelOf(user);
-      const form = new URLSearchParams({
-        token: "legacy-verification-token",
-        team_id: teamId,
-        team_domain: "acme",
-        channel_id: channelId,
-        channel_name: channelId.startsWith("D") ? "directmessage" : "general",
-        user_id: user,
-        user_name: users.get(user)?.name ?? user.toLowerCase(),
-        command,
-        text,
-        api_app_id: "A0APP",
-        is_enterprise_install: "false",
-        response_url: url,
-        trigger_id: `${Date.now()}.${responseCounter}.abc`,
-      });
+      const { fields, responseUrlId } = payloads.command(command, text, user, commandOptions);
+      const form = new URLSearchParams(fields);
       const result = await send(form.toString(), "application/x-www-form-urlencoded", commandOptions);
-      return { ...result, responseUrlId: id };
+      return { ...result, responseUrlId };
     },
     async pressButton(actionId, value, user, message, buttonOptions = {}) {
-      const { id, url } = newResponseUrl();
-      const payload = {
-        type: "block_actions",
-        token: "legacy-verification-token",
-        api_app_id: "A0APP",
-        trigger_id: `${Date.now()}.${responseCounter}.abc`,
-        team: { id: teamId, domain: "acme" },
-        user: { id: user, username: users.get(user)?.name ?? user.toLowerCase(), team_id: teamId },
-        channel: { id: message.channel, name: message.channel.startsWith("D") ? "directmessage" : "general" },
-        container: {
-          type: "message",
-          message_ts: message.ts,
-          channel_id: message.channel,
-          is_ephemeral: message.ephemeral === true,
-          ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
-        },
-        ...(message.ephemeral
-          ? {}
-          : {
-              message: {
-                type: "message",
-                ts: message.ts,
-                text: message.text ?? "",
-                bot_id: botId,
-                user: botUserId,
-                blocks: message.blocks ?? [],
-                ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
-              },
-            }),
-        response_url: url,
-        actions: [
-          {
-            type: "button",
-            block_id: "actions",
-            action_id: actionId,
-            value,
-            text: { type: "plain_text", text: actionId },
-            action_ts: nextTs(),
-          },
-        ],
-      };
+      const { payload, responseUrlId } = payloads.button(actionId, value, user, message);
       const form = new URLSearchParams({ payload: JSON.stringify(payload) });
       const result = await send(form.toString(), "application/x-www-form-urlencoded", buttonOptions);
-      return { ...result, responseUrlId: id };
+      return { ...result, responseUrlId };
     },
     // What a channel sees, apart from what one person is shown (issue 24).
     channelView: (channel) => [
@@ -848,6 +902,10 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
         ts: post.ts,
         ...(post.threadTs ? { thread_ts: post.threadTs } : {}),
       };
+    },
+    payloads,
+    handleMethod(method, handler) {
+      methodHandlers.set(method, handler);
     },
     close: () => listening.close(),
   };
