@@ -25,7 +25,7 @@ const LEXICON = WEATHER_WORDS.map(([words, claim]) => ({
 /** A sentence is about the weather when it names it or one of its words the lexicon reads unambiguously. */
 const WEATHER_SENTENCE = new RegExp(
   String.raw`\b(?:weather|forecast|temperatures?|temps?|degrees?|highs?|lows?|wind\w*|skies|sky|outside|out\s+there|${WEATHER_WORDS.filter(
-    ([, claim]) => claim.kind !== "feel",
+    ([, claim]) => claim.kind !== "feel" && claim.kind !== "cover",
   )
     .map(([words]) => words)
     .join("|")})\b|°`,
@@ -37,11 +37,11 @@ const NOT_WEATHER =
 const HEDGE =
   /\b(?:chance|chances|possible|possibly|might|may|could|risk|odd|stray|isolated|passing|spot|slight|just in case|in case|perhaps|maybe|potential|likely|expected|a few|threat)\b/iu;
 const NEGATION =
-  /\b(?:no|not|without|zero|won['’]t|isn['’]t|aren['’]t|free\s+of|little|unlikely|any)\s+(?:\w+\s+){0,2}$/iu;
+  /\b(?:no|not|without|zero|won['’]t|isn['’]t|aren['’]t|free\s+of|little|unlikely|any)\s+(?:\w+\s+){0,2}$|\b(?:no\s+need\s+(?:for|of|to\s+(?:bring|take|pack|carry))|(?:don['’]t|do\s+not|won['’]t|will\s+not|shouldn['’]t|wouldn['’]t)\s+need|needn['’]t(?:\s+(?:bother\s+with|bring|take|pack))?|leave|ditch|skip)\s+(?:\w+\s+){0,2}$/iu;
 
 /** A temperature feel ("chilly", "mild") is about the weather where the sentence speaks of a day or its air. */
 const FEEL_WORDS = new RegExp(
-  String.raw`\b(?:${WEATHER_WORDS.filter(([, claim]) => claim.kind === "feel")
+  String.raw`\b(?:${WEATHER_WORDS.filter(([, claim]) => claim.kind === "feel" || claim.kind === "cover")
     .map(([words]) => words)
     .join("|")})\b`,
   "iu",
@@ -97,7 +97,7 @@ export function findWeatherClaims(sentence: string, mask: Mask, evidence: Eviden
         NOT_WEATHER.test(sentence.slice(start, end + 12))
       )
         continue;
-      if (claim.kind === "feel" && !FEEL_CONTEXT.test(sentence)) continue;
+      if ((claim.kind === "feel" || claim.kind === "cover") && !FEEL_CONTEXT.test(sentence)) continue;
       mask.take(start, end);
       const before = sentence.slice(Math.max(0, start - 30), start);
       const after = sentence.slice(end, end + 40);
@@ -213,6 +213,12 @@ function fits(day: ForecastDay, wanted: Wanted): boolean {
       return day.wind !== undefined && day.wind >= t.windyKmh;
     case "feel":
       return feelFits(wanted.feel, day.low, day.high);
+    case "cover":
+      return (
+        day.conditions.has("wet") ||
+        (chance !== undefined && chance >= t.rainPossiblePercent) ||
+        feelFits("cool", day.low, day.high)
+      );
   }
 }
 
