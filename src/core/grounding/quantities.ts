@@ -82,7 +82,7 @@ const BARE_NOTHING = /\b(?:nothing(?:\s+else)?(?:\s+at\s+all)?|no\s+other\s+plan
 const PART = String.raw`(day|morning|afternoon|evening)`;
 const FREE_WORD = String.raw`(?:free|clear|open|empty|unbooked|meeting-free|yours|wide\s+open)`;
 const FREE = new RegExp(
-  String.raw`\bfree\s+(?:all|the\s+whole|the\s+entire|for\s+the\s+rest\s+of\s+the|for\s+the\s+rest\s+of\s+your|for\s+the|for\s+the\s+whole)\s+${PART}\b|\b(?:your|the|this|today['’]s|tomorrow['’]s)\s+(?:whole\s+|entire\s+)?(rest\s+of\s+(?:the|your)\s+)?${PART}\s+(?:is|looks|stays|seems|remains|['’]s)\s+(?:completely\s+|totally\s+|entirely\s+|pretty\s+|all\s+)?${FREE_WORD}\b|\b(?:an?)\s+(?:completely\s+|totally\s+|wide\s+)?(?:free|clear|open|empty|meeting-free|quiet)\s+${PART}\b|\bnothing\s+(?:on\s+|booked\s+|scheduled\s+|planned\s+)?(?:this|in\s+the|for\s+the)\s+(morning|afternoon|evening)\b|\b(?:nothing(?:['’]s)?(?:\s+else)?|no\s+(?:other\s+|more\s+)?(?:meetings|events|calls|appointments|plans)|free|clear|open|empty|quiet)\s+(?:(?:is\s+)?(?:on\s+(?:your|the)\s+(?:calendar|schedule|diary|agenda)|scheduled|booked|planned|on)\s+)?(until|till|til|before|after|up\s+to|between)\s+([^,.;!?]{1,40})|\b(?:you['’]re|you\s+are)\s+(?:completely\s+|totally\s+)?free\s+(?:from\s+then\s+on|for\s+the\s+rest\s+of\s+the\s+day|afterwards|after\s+that)\b|\b(rest\s+of\s+(?:the|your)\s+day)\s+(?:is|looks)\s+${FREE_WORD}`,
+  String.raw`\bfree\s+(?:all|the\s+whole|the\s+entire|for\s+the\s+rest\s+of\s+the|for\s+the\s+rest\s+of\s+your|for\s+the|for\s+the\s+whole)\s+${PART}\b|\b(?:your|the|this|today['’]s|tomorrow['’]s)\s+(?:whole\s+|entire\s+)?(rest\s+of\s+(?:the|your)\s+)?${PART}\s+(?:is|looks|stays|seems|remains|['’]s)\s+(?:completely\s+|totally\s+|entirely\s+|pretty\s+|all\s+)?${FREE_WORD}\b|\b(?:an?)\s+(?:completely\s+|totally\s+|wide\s+)?(?:free|clear|open|empty|meeting-free|quiet)\s+${PART}\b|\bnothing\s+(?:on\s+|booked\s+|scheduled\s+|planned\s+)?(?:this|in\s+the|for\s+the)\s+(morning|afternoon|evening)\b|\b(?:nothing(?:['’]s)?(?:\s+else)?|no\s+(?:other\s+|more\s+)?(?:meetings|events|calls|appointments|plans)|free|clear|open|empty|quiet)\s+(?:(?:is\s+)?(?:on\s+(?:your|the)\s+(?:calendar|schedule|diary|agenda)|scheduled|booked|planned|on)\s+)?(until|till|til|before|after|up\s+to|between|from)\s+([^,.;!?]{1,40})|\b(?:you['’]re|you\s+are)\s+(?:completely\s+|totally\s+)?free\s+(?:from\s+then\s+on|for\s+the\s+rest\s+of\s+the\s+day|afterwards|after\s+that)\b|\b(rest\s+of\s+(?:the|your)\s+day)\s+(?:is|looks)\s+${FREE_WORD}`,
   "giu",
 );
 /** "Tomorrow is completely free", "tonight looks clear": free time over that day (or evening). */
@@ -204,6 +204,12 @@ export function findQuantityClaims(
     const part = (match[1] ?? match[3] ?? match[4] ?? match[5] ?? "").toLowerCase();
     const rest = !!match[2] || !!match[8] || /free\s+for\s+the\s+rest|rest\s+of/iu.test(match[0]);
     const direction = match[6]?.toLowerCase();
+    // "open from 9 to 11" is a shop's hours, "clearing from noon" the sky's: only "free/nothing from" is free time.
+    if (
+      direction === "from" &&
+      (!/^(?:free|nothing|clear)\b/iu.test(match[0]) || ANY_WEATHER_WORD.test(sentence))
+    )
+      continue;
     const tail = /^\s*(?:,\s*)?(until|till|before|up\s+to|after)\s+([^,.;!?]{1,40})/iu.exec(
       sentence.slice((match.index ?? 0) + match[0].length),
     );
@@ -218,7 +224,7 @@ export function findQuantityClaims(
       ? {
           kind: "free",
           window: undefined,
-          anchor: `${direction === "after" || direction === "between" ? direction : "until"}:${match[7] ?? ""}`,
+          anchor: `${direction === "after" || direction === "between" || direction === "from" ? direction : "until"}:${match[7] ?? ""}`,
           rest: false,
         }
       : /from\s+then\s+on|afterwards|after\s+that/iu.test(match[0])
@@ -564,6 +570,13 @@ function freeWindow(
     return after ? { from: after, to: "23:00" } : undefined;
   }
   if (direction === "between") return anchoredWindow(`between ${target}`, facts);
+  if (direction === "from") {
+    // "free from noon until five"; "free from four" alone runs to the end of the day.
+    const range = anchoredWindow(`from ${target}`, facts);
+    if (range) return range;
+    const from = anchorTime(target, facts, "after");
+    return from ? { from, to: "23:00" } : undefined;
+  }
   const time = anchorTime(target, facts, direction === "after" ? "after" : "until");
   if (time === undefined) return undefined;
   if (direction === "after") return { from: time, to: "23:00" };
@@ -683,8 +696,9 @@ function eventsOn(facts: Facts, day: string): ItemFact[] | undefined {
 /** The days a sentence speaks of (its first day reference, else today) and the part of day it names. */
 function spokenOf(sentence: string, today: string): { dates: string[]; part: string | undefined } {
   const reference = findDayReferences(sentence, today)[0];
+  const bare = /\b(?:the|your|this)\s+(morning|afternoon|evening)\b/iu.exec(sentence)?.[1]?.toLowerCase();
   const part =
-    reference?.part === "night" ? "evening" : reference?.part === undefined ? undefined : reference.part;
+    reference?.part === "night" ? "evening" : reference?.part === undefined ? bare : reference.part;
   return { dates: reference && reference.dates.length > 0 ? reference.dates : [today], part };
 }
 

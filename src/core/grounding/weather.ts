@@ -114,14 +114,20 @@ export function findWeatherClaims(sentence: string, mask: Mask, evidence: Eviden
           ? { kind: "low_chance" }
           : resolve(claim, negated, hedged);
       // Each word is said of the day of its own part of the sentence: "light snow, clearing tomorrow".
-      const own = daysAt(sentence, start, evidence.facts.localDate) ?? days;
+      const at = daysAt(sentence, start, evidence.facts.localDate);
+      const own = at?.dates ?? days;
+      // "A washout tomorrow and Thursday" says it of each day named; "this weekend", of some day of it.
+      const groups = at?.groups ?? [];
       claims.push({
         kind: "weather",
         text: match[0],
         normalized: `${describe(wanted)}@${own.join("|")}`,
         start,
         end,
-        isBacked: (found) => backed(found, wanted, own, now),
+        isBacked: (found) =>
+          groups.length > 1
+            ? groups.every((group) => backed(found, wanted, group, now))
+            : backed(found, wanted, own, now),
         reason: (found) => reasonFor(found, wanted, own),
       });
     }
@@ -147,7 +153,11 @@ const TURN =
  * The days the part of the sentence holding `at` speaks of: its own day words, else the last ones before it
  * ("Tomorrow brings rain, so take an umbrella"); undefined when the sentence names none at all.
  */
-function daysAt(sentence: string, at: number, today: string): string[] | undefined {
+function daysAt(
+  sentence: string,
+  at: number,
+  today: string,
+): { dates: string[]; groups: string[][] } | undefined {
   if (!today) return undefined;
   const references = findDayReferences(sentence, today).filter((reference) =>
     reference.dates.some((date) => date >= addDays(today, -1)),
@@ -166,8 +176,11 @@ function daysAt(sentence: string, at: number, today: string): string[] | undefin
   const inPart = references.filter((reference) => reference.start < to && reference.end > from);
   const chosen =
     inPart.length > 0 ? inPart : references.filter((reference) => reference.end <= from).slice(-1);
-  if (chosen.length === 0) return [today];
-  return [...new Set(chosen.flatMap((reference) => reference.dates))];
+  if (chosen.length === 0) return { dates: [today], groups: [] };
+  const dates = [...new Set(chosen.flatMap((reference) => reference.dates))];
+  // Each day named on its own must fit; the days of one reference ("this weekend", "Thursday") need only one.
+  const groups = chosen.map((reference) => reference.dates.filter((date) => date >= addDays(today, -1)));
+  return { dates, groups };
 }
 
 function resolve(claim: WeatherWordClaim, negated: boolean, hedged: boolean): Wanted {
