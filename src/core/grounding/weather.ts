@@ -5,7 +5,7 @@
  * another day). The words and thresholds are the lexicon's (weather-lexicon.ts).
  */
 import { addDays, mentionedItems } from "./binding.ts";
-import { findDayReferences } from "./days.ts";
+import { type DayReference, findDayReferences } from "./days.ts";
 import type { ForecastDay } from "./facts.ts";
 import type { Mask } from "./mask.ts";
 import type { Evidence, FoundClaim } from "./types.ts";
@@ -128,7 +128,9 @@ export function findWeatherClaims(sentence: string, mask: Mask, evidence: Eviden
           groups.length > 1
             ? groups.every((group) => backed(found, wanted, group, now))
             : backed(found, wanted, own, now),
-        reason: (found) => reasonFor(found, wanted, own),
+        // The day that does not fit is the one to name.
+        reason: (found) =>
+          reasonFor(found, wanted, groups.find((group) => !backed(found, wanted, group, now)) ?? own),
       });
     }
   }
@@ -177,8 +179,23 @@ function daysAt(
   const chosen =
     inPart.length > 0 ? inPart : references.filter((reference) => reference.end <= from).slice(-1);
   if (chosen.length === 0) return { dates: [today], groups: [] };
+  const coordinated = chosen.every(
+    (reference, index) =>
+      index === 0 ||
+      /^\s*(?:,|and|&|or|,\s*and)\s*(?:on\s+)?$/iu.test(
+        sentence.slice(chosen[index - 1]?.end ?? 0, reference.start),
+      ),
+  );
+  if (chosen.length > 1 && !coordinated) {
+    // "Rain tomorrow and grey skies on Thursday": each word is said of the day named nearest it.
+    const distance = (reference: DayReference) =>
+      at < reference.start ? reference.start - at : Math.max(0, at - reference.end);
+    const nearest = [...chosen].sort((a, b) => distance(a) - distance(b))[0];
+    return { dates: nearest?.dates ?? [today], groups: [] };
+  }
   const dates = [...new Set(chosen.flatMap((reference) => reference.dates))];
-  // Each day named on its own must fit; the days of one reference ("this weekend", "Thursday") need only one.
+  // Each day named on its own must fit ("a washout tomorrow and Thursday"); the days of one reference ("this
+  // weekend", "Thursday") need only one.
   const groups = chosen.map((reference) => reference.dates.filter((date) => date >= addDays(today, -1)));
   return { dates, groups };
 }
