@@ -41,6 +41,10 @@ const PARTIAL_BEFORE = /\b(?:other|more|further|additional|else|big|major|import
 const PARTIAL_AFTER =
   /^\s*(?:\S+\s+){0,3}?(?:until|till|before|after|between|except|besides|apart from|other than|but|beyond|left)\b/iu;
 
+/** A clause that sets a window or sets items aside before an absence: "between X and Y, …", "apart from X, …". */
+const WINDOW_BEFORE =
+  /\b(?:between|after|once|following|before|until|till|apart\s+from|aside\s+from|besides|except|other\s+than|beyond|outside)\b[^.;:!?]*$/iu;
+
 /** What a source is called when it is said to be down: "the weather service", "your calendar sync". */
 const SOURCE = String.raw`(?:\s+(?:service|services|app|api|feed|feeds|provider|sync|syncing|connection|integration|server|servers|source|sources|data|info|information|report|details|lookup|look-up|update|updates|tool|list|lists))?`;
 /** Ways of saying it could not be had. */
@@ -130,6 +134,8 @@ export function findAbsenceClaims(sentence: string, mask: Mask): FoundClaim[] {
       if (family === undefined) continue;
       if (claim === "empty" && PARTIAL_BEFORE.test(sentence.slice(0, start))) continue;
       if (claim === "empty" && PARTIAL_AFTER.test(sentence.slice(end))) continue;
+      // "Between the call and the sync, your diary is empty": free time over a window (quantities.ts).
+      if (claim === "empty" && family === "events" && WINDOW_BEFORE.test(sentence.slice(0, start))) continue;
       const scope = scopeOf(family, sentence, start, end, /\boverdue\b/iu.test(match[0]));
       mask.take(start, end);
       const absence: Absence = { family, claim, scope };

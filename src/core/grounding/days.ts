@@ -48,6 +48,8 @@ const WEEK_WORDS = /\b(next|last|this|later\s+this)\s+week\b/giu;
 /** Every day reference of a sentence, in reading order. */
 export function findDayReferences(sentence: string, localDate: string): DayReference[] {
   const found: DayReference[] = [];
+  // "in the morning" names no day of its own: "tomorrow's appointments are in the morning" is tomorrow's.
+  const relative = new Set<number>();
   for (const match of sentence.matchAll(DAY_WORDS)) {
     const start = match.index ?? 0;
     const word = match[0].toLowerCase();
@@ -65,6 +67,7 @@ export function findDayReferences(sentence: string, localDate: string): DayRefer
           ? [addDays(localDate, 1)]
           : [localDate];
     found.push({ start, end: start + match[0].length, text: match[0], dates, part, possessive: !!match[4] });
+    if (anchor === "in the") relative.add(start);
   }
   for (const match of sentence.matchAll(WEEK_WORDS)) {
     // "next week", "last week", "later this week": every day of that (ISO, Monday-first) week.
@@ -99,7 +102,15 @@ export function findDayReferences(sentence: string, localDate: string): DayRefer
       possessive,
     });
   }
-  return found.sort((a, b) => a.start - b.start);
+  found.sort((a, b) => a.start - b.start);
+  for (const reference of found) {
+    if (!relative.has(reference.start)) continue;
+    const other = found
+      .filter((entry) => !relative.has(entry.start) && entry.dates.some((date) => date !== localDate))
+      .sort((a, b) => Math.abs(a.start - reference.start) - Math.abs(b.start - reference.start))[0];
+    if (other) reference.dates = [...other.dates];
+  }
+  return found;
 }
 
 /** Words before a day that make it relative ("before Friday", "since Monday") rather than the item's own day. */

@@ -29,6 +29,8 @@ const PLACE_WORDS = new Set(
   ),
 );
 
+const PRONOUN = /^(?:i|you|we|they|he|she|it)(?:['’](?:ve|re|ll|d|m))?$/u;
+
 const WORD = /[\p{L}][\p{L}\p{N}'’-]*/gu;
 
 /** What follows a person's name at the start of a sentence: where they are from, or what they did or want. */
@@ -69,6 +71,8 @@ export function findNameClaims(sentence: string, mask: Mask, options: GroundingO
     // speaks of a person ("Jamie from accounts wants a word", "Priya says…").
     if ((index === 0 || startsClause(sentence, start)) && !PERSON_CUE.test(sentence.slice(end))) continue;
     const lower = word.toLowerCase().replace(/['’]s$/u, "");
+    // "You've called the bank": a pronoun with its contraction is never a name.
+    if (PRONOUN.test(lower)) continue;
     if (
       ALWAYS_FINE.has(lower) ||
       ASSISTANT_WORDS.has(lower) ||

@@ -26,6 +26,12 @@ type Quantity =
   | { kind: "no_other"; family: "event" | "task"; scope: string | undefined }
   | { kind: "free"; window: Window | undefined; anchor: string | undefined; rest: boolean }
   | { kind: "more"; value: number; family: "event" | "task" | undefined }
+  /** "two meetings this morning", "one call tomorrow": the events of that part of day (or day), counted. */
+  | { kind: "count"; value: number }
+  /** "All your meetings are in the morning", "both calls are before 3pm": every event inside the window. */
+  | { kind: "all"; window: Window | undefined; anchor: string | undefined }
+  /** "The gym is the last thing today", "the standup is your first meeting": the item's place in the day. */
+  | { kind: "order"; which: "first" | "last" }
   /** "your morning is back-to-back", "a packed afternoon": at least `least` events in the part of day. */
   | { kind: "busy"; window: Window; least: number };
 
@@ -37,7 +43,7 @@ const ONLY = new RegExp(
 const ALL_THERE_IS =
   /\b(?:is|['’]s|are)\s+(?:all|everything)\s+(?:that['’]s\s+(?:on|booked|planned|scheduled)|(?:that\s+)?you\s+(?:have|['’]ve\s+got|have\s+got)|there\s+is|on\s+(?:your|the)\s+(?:calendar|schedule|diary|agenda))\b/giu;
 const NO_OTHER = new RegExp(
-  String.raw`\b(?:no\s+other|no\s+more|no\s+further|no\s+additional|not\s+any\s+other)\s+(?:(?:real|scheduled|timed|open)\s+)?(${EVENT_NOUN}|${TASK_NOUN})\b|\bnothing\s+else\s+(?:is\s+)?(?:on\s+(?:your|the)\s+(?:calendar|schedule|diary|agenda)|scheduled|booked|planned|(due))\b|\bthat['’]s\s+(?:it|all|everything)\s+(?:on|for)\s+(?:your|the)\s+(?:calendar|schedule|diary|agenda|day)\b|\b(?:the|your)\s+(?:calendar|schedule|diary|agenda)\s+is\s+otherwise\s+(?:empty|clear|free)\b`,
+  String.raw`\b(?:no\s+other|no\s+more|no\s+further|no\s+additional|not\s+any\s+other)\s+(?:(?:real|scheduled|timed|open)\s+)?(${EVENT_NOUN}|${TASK_NOUN})\b|\bnothing\s+else\s+(?:is\s+)?(?:on\s+(?:your|the)\s+(?:calendar|schedule|diary|agenda)|on(?=\s+(?:today|tonight|tomorrow|this\s+(?:morning|afternoon|evening))\b|\s*[.,;!?]|\s*$)|scheduled|booked|planned|(due))\b|\bthat['’]s\s+(?:it|all|everything)\s+(?:on|for)\s+(?:your|the)\s+(?:calendar|schedule|diary|agenda|day)\b|\b(?:the|your)\s+(?:calendar|schedule|diary|agenda)\s+is\s+otherwise\s+(?:empty|clear|free)\b`,
   "giu",
 );
 /** Busy words and how many events each needs in its part of the day: "busy" one, "packed" two. */
@@ -76,9 +82,35 @@ const BARE_NOTHING = /\b(?:nothing(?:\s+else)?(?:\s+at\s+all)?|no\s+other\s+plan
 const PART = String.raw`(day|morning|afternoon|evening)`;
 const FREE_WORD = String.raw`(?:free|clear|open|empty|unbooked|meeting-free|yours|wide\s+open)`;
 const FREE = new RegExp(
-  String.raw`\bfree\s+(?:all|the\s+whole|the\s+entire|for\s+the\s+rest\s+of\s+the|for\s+the\s+rest\s+of\s+your|for\s+the|for\s+the\s+whole)\s+${PART}\b|\b(?:your|the)\s+(?:whole\s+|entire\s+)?(rest\s+of\s+(?:the|your)\s+)?${PART}\s+(?:is|looks|stays|seems|remains|['’]s)\s+(?:completely\s+|totally\s+|entirely\s+|pretty\s+|all\s+)?${FREE_WORD}\b|\b(?:an?)\s+(?:completely\s+|totally\s+|wide\s+)?(?:free|clear|open|empty|meeting-free|quiet)\s+${PART}\b|\bnothing\s+(?:on\s+|booked\s+|scheduled\s+|planned\s+)?(?:this|in\s+the|for\s+the)\s+(morning|afternoon|evening)\b|\b(?:nothing(?:\s+else)?|no\s+(?:other\s+|more\s+)?(?:meetings|events|calls|appointments|plans)|free|clear|open|empty|quiet)\s+(?:(?:is\s+)?(?:on\s+(?:your|the)\s+(?:calendar|schedule|diary|agenda)|scheduled|booked|planned|on)\s+)?(until|till|til|before|after|up\s+to|between)\s+([^,.;!?]{1,40})|\b(?:you['’]re|you\s+are)\s+(?:completely\s+|totally\s+)?free\s+(?:from\s+then\s+on|for\s+the\s+rest\s+of\s+the\s+day|afterwards|after\s+that)\b|\b(rest\s+of\s+(?:the|your)\s+day)\s+(?:is|looks)\s+${FREE_WORD}`,
+  String.raw`\bfree\s+(?:all|the\s+whole|the\s+entire|for\s+the\s+rest\s+of\s+the|for\s+the\s+rest\s+of\s+your|for\s+the|for\s+the\s+whole)\s+${PART}\b|\b(?:your|the|this|today['’]s|tomorrow['’]s)\s+(?:whole\s+|entire\s+)?(rest\s+of\s+(?:the|your)\s+)?${PART}\s+(?:is|looks|stays|seems|remains|['’]s)\s+(?:completely\s+|totally\s+|entirely\s+|pretty\s+|all\s+)?${FREE_WORD}\b|\b(?:an?)\s+(?:completely\s+|totally\s+|wide\s+)?(?:free|clear|open|empty|meeting-free|quiet)\s+${PART}\b|\bnothing\s+(?:on\s+|booked\s+|scheduled\s+|planned\s+)?(?:this|in\s+the|for\s+the)\s+(morning|afternoon|evening)\b|\b(?:nothing(?:['’]s)?(?:\s+else)?|no\s+(?:other\s+|more\s+)?(?:meetings|events|calls|appointments|plans)|free|clear|open|empty|quiet)\s+(?:(?:is\s+)?(?:on\s+(?:your|the)\s+(?:calendar|schedule|diary|agenda)|scheduled|booked|planned|on)\s+)?(until|till|til|before|after|up\s+to|between|from)\s+([^,.;!?]{1,40})|\b(?:you['’]re|you\s+are)\s+(?:completely\s+|totally\s+)?free\s+(?:from\s+then\s+on|for\s+the\s+rest\s+of\s+the\s+day|afterwards|after\s+that)\b|\b(rest\s+of\s+(?:the|your)\s+day)\s+(?:is|looks)\s+${FREE_WORD}`,
   "giu",
 );
+/** "Tomorrow is completely free", "tonight looks clear": free time over that day (or evening). */
+const FREE_DAY = new RegExp(
+  String.raw`\b(today|tomorrow|tonight)\s+(?:is|looks|stays|seems|remains|['’]s)\s+(?:completely\s+|totally\s+|entirely\s+|pretty\s+|all\s+|wide\s+)?${FREE_WORD}\b`,
+  "giu",
+);
+/** "Between the call and the sync, your diary is empty": free time over the window its clause sets. */
+const CALENDAR_FREE =
+  /\b(?:your|the)\s+(?:calendar|diary|schedule|agenda)\s+(?:is|looks|stays|seems|['’]s)\s+(?:completely\s+|totally\s+|entirely\s+)?(?:empty|clear|free|blank|open)\b/giu;
+/**
+ * Counts of events in a part of a day or on another day: "two meetings this morning", "three calls
+ * tomorrow". A count of today's whole list is the number check's (numbers.ts).
+ */
+const PART_COUNT = new RegExp(
+  String.raw`\b(\d{1,2}|${NUMBER_WORD_PATTERN})\s+(?:(?:scheduled|separate|different|booked|timed)\s+)?(${EVENT_NOUN})\b`,
+  "giu",
+);
+
+const ALL_IN = new RegExp(
+  String.raw`\b(?:all|both|each|every\s+one)\s+(?:of\s+)?(?:your|today['’]s|tomorrow['’]s|the|these|those)?\s*(?:${EVENT_NOUN})(?:\s+(?:today|tomorrow))?\s+(?:is|are|fall|falls|happen|happens|come|comes|sit|sits|take\s+place|land|lands|will\s+be|['’]re)\s+(?:(?:in\s+the|this|tomorrow)\s+(morning|afternoon|evening)|(before|after|by|until)\s+([^,.;!?]{1,30}))`,
+  "giu",
+);
+const ORDER = new RegExp(
+  String.raw`\b(?:your|the)\s+(first|last|final|earliest|latest)\s+(?:${EVENT_NOUN}|thing|one|item)\b`,
+  "giu",
+);
+
 const MORE = new RegExp(
   String.raw`\b(?:and|plus|with)\s+(\d{1,4}|${NUMBER_WORD_PATTERN})\s+(?:more|others|other)\b(?:\s+(${EVENT_NOUN}|${TASK_NOUN}|items?))?|\b(\d{1,4})\s+more\s+(${EVENT_NOUN}|${TASK_NOUN}|items?)\b`,
   "giu",
@@ -97,7 +129,9 @@ export function findQuantityClaims(
   const scope = scopeWords(sentence);
   for (const match of sentence.matchAll(ONLY)) {
     const noun = (match[1] ?? match[2] ?? match[3] ?? match[4] ?? "").toLowerCase();
-    found.push({ ...span(match), quantity: { kind: "only", family: familyOf(noun, sentence), scope } });
+    // "Apart from the offsite, the dinner is the only other thing": nothing beyond what the sentence names.
+    const kind = /\bother\b/iu.test(match[0]) ? "no_other" : "only";
+    found.push({ ...span(match), quantity: { kind, family: familyOf(noun, sentence), scope } });
   }
   for (const match of sentence.matchAll(ALL_THERE_IS)) {
     found.push({ ...span(match), quantity: { kind: "only", family: familyOf("event", sentence), scope } });
@@ -170,6 +204,12 @@ export function findQuantityClaims(
     const part = (match[1] ?? match[3] ?? match[4] ?? match[5] ?? "").toLowerCase();
     const rest = !!match[2] || !!match[8] || /free\s+for\s+the\s+rest|rest\s+of/iu.test(match[0]);
     const direction = match[6]?.toLowerCase();
+    // "open from 9 to 11" is a shop's hours, "clearing from noon" the sky's: only "free/nothing from" is free time.
+    if (
+      direction === "from" &&
+      (!/^(?:free|nothing|clear)\b/iu.test(match[0]) || ANY_WEATHER_WORD.test(sentence))
+    )
+      continue;
     const tail = /^\s*(?:,\s*)?(until|till|before|up\s+to|after)\s+([^,.;!?]{1,40})/iu.exec(
       sentence.slice((match.index ?? 0) + match[0].length),
     );
@@ -184,13 +224,58 @@ export function findQuantityClaims(
       ? {
           kind: "free",
           window: undefined,
-          anchor: `${direction === "after" || direction === "between" ? direction : "until"}:${match[7] ?? ""}`,
+          anchor: `${direction === "after" || direction === "between" || direction === "from" ? direction : "until"}:${match[7] ?? ""}`,
           rest: false,
         }
       : /from\s+then\s+on|afterwards|after\s+that/iu.test(match[0])
         ? { kind: "free", window: undefined, anchor: "after:that", rest: true }
         : { kind: "free", window: partWindow(part || "day"), anchor: undefined, rest };
     found.push({ ...span(match), quantity });
+  }
+  for (const match of sentence.matchAll(ALL_IN)) {
+    const part = match[1]?.toLowerCase();
+    const direction = match[2]?.toLowerCase();
+    found.push({
+      ...span(match),
+      quantity: {
+        kind: "all",
+        window: part ? partWindow(part) : undefined,
+        anchor: direction ? `${direction === "after" ? "after" : "until"}:${match[3] ?? ""}` : undefined,
+      },
+    });
+  }
+  for (const match of sentence.matchAll(ORDER)) {
+    const word = (match[1] ?? "").toLowerCase();
+    const which = word === "first" || word === "earliest" ? "first" : "last";
+    // "Your first task" orders a list that has no order in time: only events are judged.
+    if (/\b(?:tasks?|to-?dos?)\b/iu.test(match[0])) continue;
+    found.push({ ...span(match), quantity: { kind: "order", which } });
+  }
+  for (const match of sentence.matchAll(FREE_DAY)) {
+    const part = match[1]?.toLowerCase() === "tonight" ? "evening" : "day";
+    found.push({
+      ...span(match),
+      quantity: { kind: "free", window: partWindow(part), anchor: undefined, rest: false },
+    });
+  }
+  for (const match of sentence.matchAll(CALENDAR_FREE)) {
+    // Without a window of its clause ("between…", "after…") it is the absence claim's: the whole day empty.
+    const before = sentence.slice(0, match.index ?? 0);
+    if (!anchoredWindow(before, facts) && exemptEvents(before, facts).size === 0) continue;
+    found.push({
+      ...span(match),
+      quantity: { kind: "free", window: partWindow("day"), anchor: undefined, rest: false },
+    });
+  }
+  const spoken = spokenOf(sentence, facts.localDate);
+  if (spoken.part || spoken.dates.some((date) => date !== facts.localDate)) {
+    for (const match of sentence.matchAll(PART_COUNT)) {
+      const raw = match[1] ?? "";
+      const value = /^\d+$/u.test(raw) ? Number(raw) : numberWordValue(raw);
+      if (value === null || /^\s+(?:more|others?|left)\b/iu.test(sentence.slice(span(match).end))) continue;
+      if (/\b(?:and|plus)\s+$/iu.test(sentence.slice(0, match.index ?? 0))) continue;
+      found.push({ ...span(match), quantity: { kind: "count", value } });
+    }
   }
   for (const match of sentence.matchAll(MORE)) {
     const raw = match[1] ?? match[3] ?? "";
@@ -345,6 +430,73 @@ function judge(
     }
     case "more":
       return moreBacked(quantity, facts, `${prior} ${sentence}`);
+    case "all": {
+      const events = eventsOn(facts, day);
+      if (events === undefined) return { backed: false, why: `no receipt lists the events of ${day}` };
+      let window = quantity.window;
+      if (quantity.anchor) {
+        const [direction, target] = splitAnchor(quantity.anchor);
+        const time = anchorTime(target, facts, direction === "after" ? "after" : "until");
+        if (time === undefined) return { backed: true, why: "" };
+        window = direction === "after" ? { from: time, to: "23:59" } : { from: "00:00", to: time };
+      }
+      if (!window) return { backed: true, why: "" };
+      const inside = (event: ItemFact) =>
+        event.start !== undefined &&
+        (quantity.anchor?.startsWith("until:")
+          ? event.start < window.to
+          : event.start >= window.from && event.start < window.to);
+      const outside = events.filter((event) => !event.allDay && !inside(event));
+      return {
+        backed: outside.length === 0 && events.some((event) => !event.allDay),
+        why: `${outside.map((event) => `"${event.title}" at ${event.start}`).join(", ") || "no timed event"} is outside ${window.from}–${window.to}`,
+      };
+    }
+    case "order": {
+      const events = eventsOn(facts, day);
+      if (events === undefined) return { backed: false, why: `no receipt lists the events of ${day}` };
+      const spoken = spokenOf(sentence, facts.localDate);
+      const inPart = spoken.part ? partWindow(spoken.part) : undefined;
+      const timed = events
+        .filter(
+          (event) =>
+            event.start !== undefined &&
+            !event.allDay &&
+            (!inPart || (event.start < inPart.to && (event.end ?? event.start) > inPart.from)),
+        )
+        .sort((a, b) => (a.start ?? "").localeCompare(b.start ?? ""));
+      const named = mentionedItems(sentence, facts)
+        .filter((mention) => mention.item.family === "event" && mention.score >= 0.5)
+        .map((mention) => mention.item.title);
+      // Nothing named: "your first meeting is at 9:30" is the time check's.
+      if (named.length === 0) return { backed: true, why: "" };
+      const actual = quantity.which === "first" ? timed[0] : timed.at(-1);
+      return {
+        backed: actual !== undefined && named.includes(actual.title),
+        why: `the ${quantity.which} event ${spoken.part ? `this ${spoken.part}` : `on ${day}`} is ${actual ? `"${actual.title}" at ${actual.start}` : "none"}`,
+      };
+    }
+    case "count": {
+      const spoken = spokenOf(sentence, facts.localDate);
+      const looked = spoken.dates.map((date) => eventsOn(facts, date));
+      if (looked.some((list) => list === undefined))
+        return { backed: false, why: `no receipt lists the events of ${spoken.dates.join(", ")}` };
+      const inPart = spoken.part ? partWindow(spoken.part) : undefined;
+      const events = looked
+        .flatMap((list) => list ?? [])
+        .filter(
+          (event) =>
+            !inPart ||
+            (!event.allDay &&
+              event.start !== undefined &&
+              event.start < inPart.to &&
+              (event.end ?? event.start) > inPart.from),
+        );
+      return {
+        backed: events.length === quantity.value,
+        why: `${spoken.dates.join(" and ")}${spoken.part ? ` (${spoken.part})` : ""} has ${events.length} event${events.length === 1 ? "" : "s"}${events.length > 0 ? `: ${events.map((event) => event.title).join(", ")}` : ""}`,
+      };
+    }
     case "busy": {
       const events = eventsOn(facts, day);
       if (events === undefined) return { backed: false, why: `no receipt lists the events of ${day}` };
@@ -418,6 +570,13 @@ function freeWindow(
     return after ? { from: after, to: "23:00" } : undefined;
   }
   if (direction === "between") return anchoredWindow(`between ${target}`, facts);
+  if (direction === "from") {
+    // "free from noon until five"; "free from four" alone runs to the end of the day.
+    const range = anchoredWindow(`from ${target}`, facts);
+    if (range) return range;
+    const from = anchorTime(target, facts, "after");
+    return from ? { from, to: "23:00" } : undefined;
+  }
   const time = anchorTime(target, facts, direction === "after" ? "after" : "until");
   if (time === undefined) return undefined;
   if (direction === "after") return { from: time, to: "23:00" };
@@ -459,7 +618,9 @@ function anchorTime(text: string, facts: Facts, direction: "after" | "until"): s
  * Acme call" (from its end), "before lunch" (until its start), "between the market and dinner" (from the one's
  * end to the other's start). Undefined when the clause sets none, or names nothing with a time.
  */
-function anchoredWindow(text: string, facts: Facts): Window | undefined {
+function anchoredWindow(clause: string, facts: Facts): Window | undefined {
+  // "Once the review ends at 3, you have nothing else on": the clause's subject is not part of its anchor.
+  const text = clause.replace(TRAILING_SUBJECT, "");
   const between = /\bbetween\s+(.+?)\s+(?:and|&)\s+(.+?)[\s,]*$/iu.exec(text);
   if (between) {
     const from = anchorTime(between[1] ?? "", facts, "after");
@@ -485,6 +646,9 @@ function anchoredWindow(text: string, facts: Facts): Window | undefined {
   }
   return undefined;
 }
+
+const TRAILING_SUBJECT =
+  /[\s,]*(?:and\s+)?(?:then\s+)?(?:you(?:['’]ve|\s+have)?(?:\s+got)?|you['’]re|you\s+are|there(?:['’]s|\s+is|\s+are)|it['’]s)\s*$/iu;
 
 /** Of the readings of a clock time, the one in waking hours: "until 3" is 15:00, "until 10" 10:00. */
 function daytime(readings: readonly string[]): string {
@@ -532,8 +696,9 @@ function eventsOn(facts: Facts, day: string): ItemFact[] | undefined {
 /** The days a sentence speaks of (its first day reference, else today) and the part of day it names. */
 function spokenOf(sentence: string, today: string): { dates: string[]; part: string | undefined } {
   const reference = findDayReferences(sentence, today)[0];
+  const bare = /\b(?:the|your|this)\s+(morning|afternoon|evening)\b/iu.exec(sentence)?.[1]?.toLowerCase();
   const part =
-    reference?.part === "night" ? "evening" : reference?.part === undefined ? undefined : reference.part;
+    reference?.part === "night" ? "evening" : reference?.part === undefined ? bare : reference.part;
   return { dates: reference && reference.dates.length > 0 ? reference.dates : [today], part };
 }
 

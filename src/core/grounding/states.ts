@@ -33,7 +33,7 @@ const PATTERNS: Array<{ state: ItemState; pattern: RegExp }> = [
   {
     state: "cancelled",
     pattern:
-      /\b(?:cancell?ed|called\s+off|scrapped|axed|dropped\s+from\s+(?:your|the)\s+calendar|no\s+longer\s+(?:on|happening|going\s+ahead)|(?:is|are|['’]s)\s+(?:now\s+)?off(?!\s+(?:to|the|your|at|for|until|till|work|duty))|(?:won['’]t|will\s+not|isn['’]t|is\s+not|aren['’]t|are\s+not)\s+(?:be\s+)?(?:happen(?:ing)?|go(?:ing)?\s+ahead|take\s+place|taking\s+place|running))\b/giu,
+      /\b(?:cancell?ed|called\s+off|scrapped|axed|dropped\s+from\s+(?:your|the)\s+calendar|no\s+longer\s+(?:on|happening|going\s+ahead)|(?:is|are|['’]s)\s+(?:now\s+)?off(?!\s+(?:to|the|your|at|for|until|till|work|duty)\b)|(?:won['’]t|will\s+not|isn['’]t|is\s+not|aren['’]t|are\s+not)\s+(?:be\s+)?(?:happen(?:ing)?|go(?:ing)?\s+ahead|take\s+place|taking\s+place|running))\b/giu,
   },
   {
     state: "moved",
@@ -98,6 +98,7 @@ export function findStateClaims(sentence: string, evidence: Evidence): FoundClai
     }
   }
   claims.push(...titleVerbDone(sentence, facts, mentions, taken));
+  claims.push(...youDidTitleVerb(sentence, facts, mentions, taken, claims));
   return claims;
 }
 
@@ -147,6 +148,59 @@ function titleVerbDone(
     );
     const item = subject?.item;
     if (!item) continue;
+    const backed = hasState(item, "done", facts.localDate, facts.items);
+    claims.push({
+      kind: "state",
+      text: match[0],
+      normalized: `${item.title}:done`,
+      start,
+      end,
+      isBacked: () => backed,
+      backedBy: backed ? item.receiptId : undefined,
+      reason: () => `the receipts show "${item.title}" ${shownState(item, facts.localDate)}`,
+    });
+  }
+  return claims;
+}
+
+/** "You've watered the plants", "you already returned the library books": the user did the task's own verb. */
+const YOU_DID =
+  /\byou(?:['’]ve|\s+have|\s+had)?\s+(?:already\s+|just\s+|now\s+|finally\s+|successfully\s+)?(\p{L}{3,}(?:ed|en|t|d))\b/giu;
+
+/**
+ * "You've watered the plants already": a task whose first word is the verb the user is said to have done,
+ * named right after it, is said to be done.
+ */
+function youDidTitleVerb(
+  sentence: string,
+  facts: Evidence["facts"],
+  mentions: readonly ItemMention[],
+  taken: Array<[number, number]>,
+  found: readonly FoundClaim[],
+): FoundClaim[] {
+  const claims: FoundClaim[] = [];
+  for (const match of sentence.matchAll(YOU_DID)) {
+    const start = match.index ?? 0;
+    const end = start + match[0].length;
+    if (taken.some(([from, to]) => from < end && start < to)) continue;
+    if (found.some((claim) => claim.start < end && start < claim.end)) continue;
+    if (HYPOTHETICAL.test(sentence.slice(Math.max(0, start - 48), start))) continue;
+    const word = (match[1] ?? "").toLowerCase();
+    const verb = stem(IRREGULAR[word] ?? word);
+    // The task is the verb's object: named just after it (its title may begin at the verb itself).
+    const object = mentions.find((mention) => {
+      const first = tokenize(mention.item.title.replace(/^[^:]*:\s*/u, ""))[0];
+      return (
+        mention.item.family === "task" &&
+        first !== undefined &&
+        stemsMatch(stem(first), verb) &&
+        mention.end > end - word.length &&
+        /^[^,;.]{0,16}$/u.test(sentence.slice(end, Math.max(end, mention.start)))
+      );
+    });
+    const item = object?.item;
+    if (!item) continue;
+    taken.push([start, end]);
     const backed = hasState(item, "done", facts.localDate, facts.items);
     claims.push({
       kind: "state",

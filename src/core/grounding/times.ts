@@ -218,7 +218,7 @@ export function findTimeClaims(sentence: string, mask: Mask, evidence?: Evidence
     // A moved event's old time is its time only where the sentence speaks of the move ("moved from 11").
     const moved =
       !movedTo &&
-      /\b(?:from|was|were|originally|previously|had\s+been|moved|rescheduled|earlier|used\s+to)\b/iu.test(
+      /\b(?:from|was|were|originally|previously|had\s+been|moved|rescheduled|earlier|used\s+to|instead\s+of|rather\s+than)\b/iu.test(
         before,
       );
     const timesOf = (item: ItemFact) => itemTimes(item, which, moved);

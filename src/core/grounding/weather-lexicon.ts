@@ -40,6 +40,8 @@ export const WEATHER_THRESHOLDS = {
   mildHighMin: 7,
   mildHighMax: 22,
   freezingLowMax: 1,
+  /** "Muggy", "humid", "sultry": close, warm air, so at least this high. */
+  muggyHigh: 20,
 } as const;
 
 /** WMO codes (Open-Meteo's table) to the conditions they make true. */
@@ -130,12 +132,16 @@ export type WeatherWordClaim =
   | { kind: "condition"; condition: WeatherCondition }
   | { kind: "possible_rain" }
   | { kind: "wind" }
-  | { kind: "feel"; feel: "hot" | "warm" | "cool" | "cold" | "mild" | "freezing" };
+  | { kind: "feel"; feel: Feel }
+  /** "Bring a jacket", "you'll want a coat": a day for cover — rain possible, or cool enough. */
+  | { kind: "cover" };
+
+export type Feel = "hot" | "warm" | "cool" | "cold" | "mild" | "freezing" | "muggy";
 
 /** The lexicon: words (as a regular expression's alternation) and what each claims. Longest phrases first. */
 export const WEATHER_WORDS: Array<[string, WeatherWordClaim]> = [
   [
-    String.raw`sunny (?:spells|intervals|periods|breaks)|spells of sun(?:shine)?|some sun(?:shine)?|bits? of sun(?:shine)?|breaks of sun(?:shine)?|partly sunny|sun and cloud|bright spells|glimpses of sun`,
+    String.raw`sunny (?:spells|intervals|periods|breaks)|bright(?:ening|er)?(?! and early)(?: spells| intervals| periods)?|spells of sun(?:shine)?|some sun(?:shine)?|bits? of sun(?:shine)?|breaks of sun(?:shine)?|partly sunny|sun and cloud|bright spells|glimpses of sun`,
     { kind: "condition", condition: "sunny_spells" },
   ],
   [
@@ -159,34 +165,37 @@ export const WEATHER_WORDS: Array<[string, WeatherWordClaim]> = [
   [String.raw`snow|snowy|snowfall|snowing|flurries|blizzards?`, { kind: "condition", condition: "snow" }],
   [String.raw`showers|showery`, { kind: "condition", condition: "showers" }],
   [
-    String.raw`rain|rainy|raining|rainfall|downpours?|wet|soggy|washout|umbrella|brolly|rain ?coat|wellies`,
+    String.raw`rain|rainy|raining|rainfall|downpours?|deluge|cloudbursts?|pouring|bucketing|chucking it down|spitting|damp|wet|soggy|washout|umbrellas?|brolly|brollies|rain ?coats?|rain ?jackets?|waterproofs?|wellies|wellington boots`,
     {
       kind: "condition",
       condition: "rain",
     },
   ],
   [String.raw`dry|rain-free`, { kind: "condition", condition: "dry" }],
+  [String.raw`jackets?|coats?|an extra layer|layers`, { kind: "cover" }],
   [
     String.raw`windy|breezy|gusty|gusts?|gales?|blustery|strong winds?|winds?(?!\s+(?:down|up)\b)`,
     { kind: "wind" },
   ],
   [String.raw`scorching|sweltering|hot`, { kind: "feel", feel: "hot" }],
+  [String.raw`muggy|humid|sultry|steamy|close and sticky`, { kind: "feel", feel: "muggy" }],
+  // Advice to dress against the cold says the day is cold: "wrap up warm" is not a warm day.
+  [
+    String.raw`wrap(?:ped)? up(?: warm(?:ly)?| well)?|bundle up|dress warm(?:ly)?|keep warm|stay warm|wrap up warm|hats? and gloves|gloves|scarf|scarves`,
+    { kind: "feel", feel: "cold" },
+  ],
   [
     String.raw`freezing|frost|frosty|icy|ice|cold snap|below zero|sub-zero`,
     { kind: "feel", feel: "freezing" },
   ],
   [String.raw`warm|balmy`, { kind: "feel", feel: "warm" }],
   [String.raw`cold|chilly|nippy|bitter`, { kind: "feel", feel: "cold" }],
-  [String.raw`cool`, { kind: "feel", feel: "cool" }],
+  [String.raw`cool|crisp`, { kind: "feel", feel: "cool" }],
   [String.raw`mild`, { kind: "feel", feel: "mild" }],
 ];
 
 /** Whether a temperature feel fits a day's low and high. */
-export function feelFits(
-  feel: "hot" | "warm" | "cool" | "cold" | "mild" | "freezing",
-  low: number | undefined,
-  high: number | undefined,
-): boolean {
+export function feelFits(feel: Feel, low: number | undefined, high: number | undefined): boolean {
   const t = WEATHER_THRESHOLDS;
   if (high === undefined && low === undefined) return false;
   const top = high ?? low ?? 0;
@@ -204,6 +213,8 @@ export function feelFits(
       return top >= t.mildHighMin && top <= t.mildHighMax;
     case "freezing":
       return bottom <= t.freezingLowMax;
+    case "muggy":
+      return top >= t.muggyHigh;
   }
 }
 

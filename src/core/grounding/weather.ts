@@ -5,7 +5,7 @@
  * another day). The words and thresholds are the lexicon's (weather-lexicon.ts).
  */
 import { addDays, mentionedItems } from "./binding.ts";
-import { findDayReferences } from "./days.ts";
+import { type DayReference, findDayReferences } from "./days.ts";
 import type { ForecastDay } from "./facts.ts";
 import type { Mask } from "./mask.ts";
 import type { Evidence, FoundClaim } from "./types.ts";
@@ -25,7 +25,7 @@ const LEXICON = WEATHER_WORDS.map(([words, claim]) => ({
 /** A sentence is about the weather when it names it or one of its words the lexicon reads unambiguously. */
 const WEATHER_SENTENCE = new RegExp(
   String.raw`\b(?:weather|forecast|temperatures?|temps?|degrees?|highs?|lows?|wind\w*|skies|sky|outside|out\s+there|${WEATHER_WORDS.filter(
-    ([, claim]) => claim.kind !== "feel",
+    ([, claim]) => claim.kind !== "feel" && claim.kind !== "cover",
   )
     .map(([words]) => words)
     .join("|")})\b|°`,
@@ -37,11 +37,11 @@ const NOT_WEATHER =
 const HEDGE =
   /\b(?:chance|chances|possible|possibly|might|may|could|risk|odd|stray|isolated|passing|spot|slight|just in case|in case|perhaps|maybe|potential|likely|expected|a few|threat)\b/iu;
 const NEGATION =
-  /\b(?:no|not|without|zero|won['’]t|isn['’]t|aren['’]t|free\s+of|little|unlikely|any)\s+(?:\w+\s+){0,2}$/iu;
+  /\b(?:no|not|without|zero|won['’]t|isn['’]t|aren['’]t|free\s+of|little|unlikely|any)\s+(?:\w+\s+){0,2}$|\b(?:no\s+need\s+(?:for|of|to\s+(?:bring|take|pack|carry))|(?:don['’]t|do\s+not|won['’]t|will\s+not|shouldn['’]t|wouldn['’]t)\s+need|needn['’]t(?:\s+(?:bother\s+with|bring|take|pack))?|leave|ditch|skip)\s+(?:\w+\s+){0,2}$/iu;
 
 /** A temperature feel ("chilly", "mild") is about the weather where the sentence speaks of a day or its air. */
 const FEEL_WORDS = new RegExp(
-  String.raw`\b(?:${WEATHER_WORDS.filter(([, claim]) => claim.kind === "feel")
+  String.raw`\b(?:${WEATHER_WORDS.filter(([, claim]) => claim.kind === "feel" || claim.kind === "cover")
     .map(([words]) => words)
     .join("|")})\b`,
   "iu",
@@ -97,7 +97,7 @@ export function findWeatherClaims(sentence: string, mask: Mask, evidence: Eviden
         NOT_WEATHER.test(sentence.slice(start, end + 12))
       )
         continue;
-      if (claim.kind === "feel" && !FEEL_CONTEXT.test(sentence)) continue;
+      if ((claim.kind === "feel" || claim.kind === "cover") && !FEEL_CONTEXT.test(sentence)) continue;
       mask.take(start, end);
       const before = sentence.slice(Math.max(0, start - 30), start);
       const after = sentence.slice(end, end + 40);
@@ -114,15 +114,23 @@ export function findWeatherClaims(sentence: string, mask: Mask, evidence: Eviden
           ? { kind: "low_chance" }
           : resolve(claim, negated, hedged);
       // Each word is said of the day of its own part of the sentence: "light snow, clearing tomorrow".
-      const own = daysAt(sentence, start, evidence.facts.localDate) ?? days;
+      const at = daysAt(sentence, start, evidence.facts.localDate);
+      const own = at?.dates ?? days;
+      // "A washout tomorrow and Thursday" says it of each day named; "this weekend", of some day of it.
+      const groups = at?.groups ?? [];
       claims.push({
         kind: "weather",
         text: match[0],
         normalized: `${describe(wanted)}@${own.join("|")}`,
         start,
         end,
-        isBacked: (found) => backed(found, wanted, own, now),
-        reason: (found) => reasonFor(found, wanted, own),
+        isBacked: (found) =>
+          groups.length > 1
+            ? groups.every((group) => backed(found, wanted, group, now))
+            : backed(found, wanted, own, now),
+        // The day that does not fit is the one to name.
+        reason: (found) =>
+          reasonFor(found, wanted, groups.find((group) => !backed(found, wanted, group, now)) ?? own),
       });
     }
   }
@@ -147,7 +155,11 @@ const TURN =
  * The days the part of the sentence holding `at` speaks of: its own day words, else the last ones before it
  * ("Tomorrow brings rain, so take an umbrella"); undefined when the sentence names none at all.
  */
-function daysAt(sentence: string, at: number, today: string): string[] | undefined {
+function daysAt(
+  sentence: string,
+  at: number,
+  today: string,
+): { dates: string[]; groups: string[][] } | undefined {
   if (!today) return undefined;
   const references = findDayReferences(sentence, today).filter((reference) =>
     reference.dates.some((date) => date >= addDays(today, -1)),
@@ -166,8 +178,26 @@ function daysAt(sentence: string, at: number, today: string): string[] | undefin
   const inPart = references.filter((reference) => reference.start < to && reference.end > from);
   const chosen =
     inPart.length > 0 ? inPart : references.filter((reference) => reference.end <= from).slice(-1);
-  if (chosen.length === 0) return [today];
-  return [...new Set(chosen.flatMap((reference) => reference.dates))];
+  if (chosen.length === 0) return { dates: [today], groups: [] };
+  const coordinated = chosen.every(
+    (reference, index) =>
+      index === 0 ||
+      /^\s*(?:,|and|&|or|,\s*and)\s*(?:on\s+)?$/iu.test(
+        sentence.slice(chosen[index - 1]?.end ?? 0, reference.start),
+      ),
+  );
+  if (chosen.length > 1 && !coordinated) {
+    // "Rain tomorrow and grey skies on Thursday": each word is said of the day named nearest it.
+    const distance = (reference: DayReference) =>
+      at < reference.start ? reference.start - at : Math.max(0, at - reference.end);
+    const nearest = [...chosen].sort((a, b) => distance(a) - distance(b))[0];
+    return { dates: nearest?.dates ?? [today], groups: [] };
+  }
+  const dates = [...new Set(chosen.flatMap((reference) => reference.dates))];
+  // Each day named on its own must fit ("a washout tomorrow and Thursday"); the days of one reference ("this
+  // weekend", "Thursday") need only one.
+  const groups = chosen.map((reference) => reference.dates.filter((date) => date >= addDays(today, -1)));
+  return { dates, groups };
 }
 
 function resolve(claim: WeatherWordClaim, negated: boolean, hedged: boolean): Wanted {
@@ -213,6 +243,12 @@ function fits(day: ForecastDay, wanted: Wanted): boolean {
       return day.wind !== undefined && day.wind >= t.windyKmh;
     case "feel":
       return feelFits(wanted.feel, day.low, day.high);
+    case "cover":
+      return (
+        day.conditions.has("wet") ||
+        (chance !== undefined && chance >= t.rainPossiblePercent) ||
+        feelFits("cool", day.low, day.high)
+      );
   }
 }
 

@@ -60,19 +60,8 @@ describeEachDatabase("slack: grounded answers, full receipts, visible changes", 
     return placeholder;
   }
 
-  it("reaches every event of a 30-event day from the Receipts button and /receipts, page by page", async () => {
-    const db = getDb();
-    const { user, slackId } = await linkedSlackUser(db);
-    const titles = Array.from({ length: 30 }, (_, index) => `Meeting ${index + 1} <${"x".repeat(50)}> & co`);
-    for (const [index, title] of titles.entries()) {
-      await createEvent(db, user.id, {
-        title,
-        startsAt: new Date(Date.UTC(2025, 5, 2, 6, index * 20)),
-        timeZone: user.timeZone,
-        description: `Agenda ${index + 1}: ${"y".repeat(80)}`,
-      });
-    }
-    const parent = await briefed(slackId, "A packed day: 30 events.");
+  /** Every receipts page, from the Receipts button (in the briefing's thread) and from /receipts, each More pressed. */
+  async function receiptPages(slackId: string, parent: PostedMessage) {
     const channel = suite.slack.dmChannelOf(slackId);
     const runId = buttons(parent.blocks).find(([action]) => action === ACTION_RECEIPTS)?.[1] ?? "";
 
@@ -122,6 +111,23 @@ describeEachDatabase("slack: grounded answers, full receipts, visible changes", 
       responses.push(...suite.slack.responses.filter((posted) => posted.id === pressed.responseUrlId));
     }
 
+    return { threadPages, responses };
+  }
+
+  it("reaches every event of a 30-event day from the Receipts button and /receipts, page by page", async () => {
+    const db = getDb();
+    const { user, slackId } = await linkedSlackUser(db);
+    const titles = Array.from({ length: 30 }, (_, index) => `Meeting ${index + 1} <${"x".repeat(50)}> & co`);
+    for (const [index, title] of titles.entries()) {
+      await createEvent(db, user.id, {
+        title,
+        startsAt: new Date(Date.UTC(2025, 5, 2, 6, index * 20)),
+        timeZone: user.timeZone,
+        description: `Agenda ${index + 1}: ${"y".repeat(80)}`,
+      });
+    }
+    const parent = await briefed(slackId, "A packed day: 30 events.");
+    const { threadPages, responses } = await receiptPages(slackId, parent);
     for (const pages of [
       threadPages.map((post) => post.blocks),
       responses.map((posted) => posted.body.blocks as SlackBlock[]),
@@ -136,6 +142,31 @@ describeEachDatabase("slack: grounded answers, full receipts, visible changes", 
         expect(all).toContain(title);
         expect(all).toContain(`Agenda ${index + 1}: ${"y".repeat(80)}`);
       }
+    }
+  });
+
+  it("pages /receipts and the Receipts button through all 61 tasks due today, though the model saw 15", async () => {
+    const db = getDb();
+    const { user, slackId } = await linkedSlackUser(db);
+    const titles = Array.from(
+      { length: 61 },
+      (_, index) => `Long list task ${String(index + 1).padStart(2, "0")} ${"z".repeat(40)}`,
+    );
+    for (const title of titles) await createTask(db, { userId: user.id, title, dueDate: "2025-06-02" });
+    const before = suite.ollama.chatRequests(MODEL).length;
+    const parent = await briefed(slackId, "You have 61 tasks due today.");
+    const { threadPages, responses } = await receiptPages(slackId, parent);
+    // The model's view was shortened; the user's receipts are not.
+    const asked = JSON.stringify(suite.ollama.chatRequests(MODEL)[before]);
+    expect(asked).toContain(titles[0]);
+    expect(asked).not.toContain(titles[60]);
+    for (const pages of [
+      threadPages.map((post) => post.blocks),
+      responses.map((posted) => posted.body.blocks as SlackBlock[]),
+    ]) {
+      expect(pages.length).toBeGreaterThan(0);
+      const all = decode(pages.flatMap(sectionTexts).join("\n"));
+      for (const title of titles) expect(all).toContain(title);
     }
   });
 

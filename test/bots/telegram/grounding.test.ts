@@ -106,6 +106,60 @@ describeEachDatabase("telegram: grounded answers, full receipts, visible changes
     }
   });
 
+  it("pages /receipts and the Receipts button through all 61 tasks due today, though the model saw 15", async () => {
+    const db = getDb();
+    const { user, account } = await linkedUser(db);
+    const titles = Array.from(
+      { length: 61 },
+      (_, index) => `Long list task ${String(index + 1).padStart(2, "0")} ${"z".repeat(40)}`,
+    );
+    for (const title of titles) await createTask(db, { userId: user.id, title, dueDate: "2025-06-02" });
+    harness = await startHarness(db);
+    const h = harness;
+    h.ollama.script(MODEL, { content: "You have 61 tasks due today." });
+    const briefing = await brief(h, account, "morning");
+    const follow = async (first: BotPost): Promise<BotPost[]> => {
+      const pages = [first];
+      for (;;) {
+        const more = pages.at(-1)?.replyMarkup?.inline_keyboard[0]?.[0];
+        if (!more?.callback_data || !more.text.startsWith("More")) return pages;
+        const pressed = pages.at(-1) as BotPost;
+        h.telegram.pressButton(account.id, pressed.messageId, more.callback_data);
+        pages.push(
+          await h.telegram.waitFor(() =>
+            posts(h, account).find(
+              (post) => post.replyTo === pressed.messageId && post.text.includes("Receipts ·"),
+            ),
+          ),
+        );
+      }
+    };
+    const data = briefing.replyMarkup?.inline_keyboard[0]?.[0]?.callback_data ?? "";
+    h.telegram.pressButton(account.id, briefing.messageId, data);
+    const fromButton = await follow(
+      await h.telegram.waitFor(() =>
+        posts(h, account).find(
+          (post) => post.replyTo === briefing.messageId && post.text.includes("Receipts ·"),
+        ),
+      ),
+    );
+    const { message } = h.telegram.sendUserMessage(account.id, "/receipts");
+    const fromCommand = await follow(
+      await h.telegram.waitFor(() => posts(h, account).find((post) => post.replyTo === message.message_id)),
+    );
+    // The model's view was shortened; the user's receipts are not.
+    const asked = h.ollama.chatRequests(MODEL)[0];
+    expect(JSON.stringify(asked)).toContain(titles[0]);
+    expect(JSON.stringify(asked)).not.toContain(titles[60]);
+    for (const pages of [fromButton, fromCommand]) {
+      expect(pages.length).toBeGreaterThan(1);
+      for (const page of pages) expect(page.text.length).toBeLessThanOrEqual(4096);
+      const all = pages.map((page) => page.text).join("\n");
+      for (const title of titles) expect(all).toContain(title);
+      expect(pages.at(-1)?.replyMarkup).toBeUndefined();
+    }
+  });
+
   it("never delivers a follow-up's meeting that no receipt shows", async () => {
     const db = getDb();
     const { user, account } = await linkedUser(db);

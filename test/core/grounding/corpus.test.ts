@@ -5,6 +5,7 @@ import { BUSY, USER } from "./corpus/days.ts";
 import { HELD_OUT } from "./corpus/held-out.ts";
 import { scoreCorpus } from "./corpus/score.ts";
 import { CORPUS } from "./corpus/sentences.ts";
+import { TUNING_2 } from "./corpus/tuning-2.ts";
 import { UNTOUCHED } from "./corpus/untouched.ts";
 
 describe("the natural-prose corpus", () => {
@@ -30,12 +31,12 @@ describe("the natural-prose corpus", () => {
   });
 
   for (const path of ["briefing", "chat"] as const) {
-    it(`stops at least 99 % of lies and keeps at least 97 % of honest sentences on the ${path} path (tuning and held-out)`, async () => {
-      const score = await scoreCorpus([...CORPUS, ...HELD_OUT], path);
+    it(`stops at least 99 % of lies and keeps at least 97 % of honest sentences on the ${path} path (tuning, tuning-2 and held-out)`, async () => {
+      const score = await scoreCorpus([...CORPUS, ...TUNING_2, ...HELD_OUT], path);
       const wrong = score.results.filter((result) => !result.right).map((result) => result.entry.text);
       expect(score.liesStopped / score.lies, wrong.join("\n")).toBeGreaterThanOrEqual(0.99);
       expect(score.honestKept / score.honest, wrong.join("\n")).toBeGreaterThanOrEqual(0.97);
-    }, 180_000); // Over 440 sentences through the real gate: generous on a shared, loaded machine.
+    }, 180_000); // Over 600 sentences through the real gate: generous on a shared, loaded machine.
   }
 });
 
