@@ -12,7 +12,7 @@
  *   await slack.stop();                                     // drains handlers in flight
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { App, HTTPReceiver, webApi } from "@slack/bolt";
+import { App, HTTPReceiver, SocketModeReceiver, webApi } from "@slack/bolt";
 import {
   type Assistant,
   type Clock,
@@ -94,6 +94,11 @@ export interface SlackApp {
   stop(): Promise<void>;
   /** Resolves when no request is being handled (tests, graceful shutdown). */
   idle(): Promise<void>;
+  /**
+   * Socket Mode: hears the socket open (true) and drop (false; Bolt reconnects by itself). Absent in HTTP
+   * mode, where Slack comes to us.
+   */
+  onSocketChange?: (listener: (open: boolean) => void) => void;
 }
 
 /** Slack retries an event for minutes, not days; older claims only take up space. */
@@ -132,6 +137,16 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
         // Events are acked by Bolt before listeners run; commands and actions ack() first themselves.
         processBeforeResponse: false,
       });
+  // Built here rather than by Bolt so health can hear its client's socket go up and down. Its own
+  // clientOptions carry SLACK_API_URL to apps.connections.open (test/bots/slack/socket-mode.test.ts).
+  const socketReceiver =
+    config.appToken === undefined
+      ? undefined
+      : new SocketModeReceiver({
+          appToken: config.appToken,
+          logger: slackLogger,
+          installerOptions: { clientOptions },
+        });
   const app = new App({
     token: config.botToken,
     logger: slackLogger,
@@ -139,12 +154,7 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
     deferInitialization: true,
     convoStore: false,
     ignoreSelf: true,
-    // Bolt's Socket Mode client takes its own clientOptions (installerOptions) for apps.connections.open.
-    // Bolt 5.1 copies the app's clientOptions there itself; said here so SLACK_API_URL reaches that call
-    // whatever a Bolt release defaults to (test/bots/slack/socket-mode.test.ts).
-    ...(socketMode
-      ? { socketMode: true, appToken: config.appToken, installerOptions: { clientOptions } }
-      : { receiver }),
+    receiver: socketReceiver ?? receiver,
   });
 
   const inFlight = new Set<Promise<unknown>>();
@@ -248,5 +258,14 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
       }
     },
     idle,
+    ...(socketReceiver
+      ? {
+          onSocketChange(listener: (open: boolean) => void) {
+            socketReceiver.client.on("connected", () => listener(true));
+            socketReceiver.client.on("reconnecting", () => listener(false));
+            socketReceiver.client.on("disconnected", () => listener(false));
+          },
+        }
+      : {}),
   };
 }

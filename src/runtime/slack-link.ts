@@ -1,8 +1,9 @@
 /**
  * Slack's side of start-up and health. Bolt needs `auth.test` before the app exists, so Slack fails fast:
  * a refused token or an unreachable API within the bound is a `StartError` (the restart policy tries again
- * later). Once running, `auth.test` every minute (more often while failing) keeps `/healthz` honest; Socket
- * Mode reconnects by itself. With a polling lease (Socket Mode on a shared database), only its holder
+ * later). Once running, `auth.test` every minute (more often while failing) keeps `/healthz` honest. Socket
+ * Mode reconnects by itself, and Slack asks for a reconnect every few hours: a socket that stays down past a
+ * grace period is `unreachable` (the Web API may answer while the socket cannot). With a polling lease (Socket Mode on a shared database), only its holder
  * connects; the others stand by (`standby`, healthy) and connect when the lease becomes theirs.
  */
 import type { SlackApp } from "../../bots/slack/index.ts";
@@ -13,6 +14,9 @@ import { createComponentStatus, type StatusLogger } from "./component-status.ts"
 import type { PollingLease } from "./polling-lease.ts";
 import { StartError } from "./start-error.ts";
 import type { PlatformLink } from "./telegram-link.ts";
+
+/** Longer than a routine refresh takes Bolt (about 5 s), short enough that a dead link shows within a minute. */
+export const SOCKET_GRACE_MS = 30_000;
 
 const REFUSED = new Set(["invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"]);
 
@@ -59,6 +63,8 @@ export function linkSlack(
     connectTimeoutMs?: number;
     /** Socket Mode on a shared database: connect only while holding this lease. */
     pollingLease?: PollingLease;
+    /** How long the socket may be down before health says so. Default {@link SOCKET_GRACE_MS}. */
+    socketGraceMs?: number;
   },
 ): PlatformLink {
   const lease = options.pollingLease;
@@ -69,6 +75,15 @@ export function linkSlack(
   /** Not connected because another process holds the lease; auth.test still keeps the token checked. */
   let standingBy = false;
   const upState = () => (standingBy ? "standby" : "connected");
+  const socket = watchSocket(slack, options.socketGraceMs ?? SOCKET_GRACE_MS, {
+    lost: () => {
+      if (!standingBy && !stopping.signal.aborted)
+        status.down("unreachable", "the Socket Mode connection is down; reconnecting");
+    },
+    back: () => {
+      if (!standingBy) status.up("connected");
+    },
+  });
 
   function standBy(holder: string | undefined): void {
     standingBy = true;
@@ -97,7 +112,7 @@ export function linkSlack(
   async function check(): Promise<boolean> {
     try {
       await slack.app.client.auth.test();
-      status.up(upState());
+      if (!socket.down()) status.up(upState());
       return true;
     } catch (error) {
       const refusal = slackRefusal(error);
@@ -157,11 +172,49 @@ export function linkSlack(
     },
     async stop() {
       stopping.abort();
+      socket.stop();
       await checking;
       if (lease) {
         if (lease.holds()) await slack.stop();
         await lease.stop();
       }
+    },
+  };
+}
+
+/**
+ * Follows the Socket Mode client: `lost` once the socket has been down for `graceMs` (a routine refresh
+ * does not count), `back` when it opens again after that. Does nothing in HTTP mode.
+ */
+function watchSocket(
+  slack: SlackApp,
+  graceMs: number,
+  on: { lost: () => void; back: () => void },
+): { down: () => boolean; stop: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  let lost = false;
+  let stopped = false;
+  slack.onSocketChange?.((open) => {
+    if (stopped) return;
+    if (open) {
+      clearTimeout(timer);
+      timer = undefined;
+      if (lost) on.back();
+      lost = false;
+      return;
+    }
+    if (timer !== undefined || lost) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      lost = true;
+      on.lost();
+    }, graceMs);
+  });
+  return {
+    down: () => lost,
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
     },
   };
 }
