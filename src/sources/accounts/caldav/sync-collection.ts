@@ -107,7 +107,8 @@ async function incrementalByToken(
   const wanted = [...listed].filter(([href, etag]) => known.get(href) !== etag).map(([href]) => href);
   const fetched = await multiget(url, wanted, session);
   // An href listed as changed and gone by the time it was fetched has been deleted in between.
-  for (const href of wanted) if (!fetched.some((object) => object.remoteId === href)) removed.add(href);
+  const arrived = new Set(fetched.map((object) => object.remoteId));
+  for (const href of wanted) if (!arrived.has(href)) removed.add(href);
   return {
     changed: fetched,
     removed: [...removed].filter((href) => known.has(href)),
@@ -130,8 +131,16 @@ async function incrementalByCtag(
     fetch: session.fetch,
   });
   if (!self?.ok) throw failed(url, "PROPFIND", self);
-  const now = positionOf(self.props?.syncToken, self.props?.getctag);
-  if (now === `ctag:${ctag}`) return { changed: [], removed: [], full: false, syncState: now };
+  const remoteCtag = self.props?.getctag;
+  // Unchanged; a server that has learnt sync-collection since is moved onto its token from here on.
+  if (remoteCtag !== undefined && String(remoteCtag) === ctag) {
+    return {
+      changed: [],
+      removed: [],
+      full: false,
+      syncState: positionOf(self.props?.syncToken, remoteCtag),
+    };
+  }
   const listing = await list(url, session);
   const wanted = [...listing.etags].filter(([href, etag]) => known.get(href) !== etag).map(([href]) => href);
   return {
