@@ -11,6 +11,9 @@ import { PRIORITY_VALUES, priorityOf } from "../../calendar/read-todo.ts";
 
 export class UnwritableTaskError extends Error {}
 
+/** As in `read-todo.ts`: enough steps for a daily task begun 25 years ago. */
+const MAX_RECURRENCE_STEPS = 10_000;
+
 export function editTodo(icsText: string, write: TaskWrite, now: Date): string {
   let calendar: ICAL.Component;
   try {
@@ -24,7 +27,9 @@ export function editTodo(icsText: string, write: TaskWrite, now: Date): string {
     .find((component) => !component.hasProperty("recurrence-id"));
   if (!todo) throw new UnwritableTaskError("the object holds no VTODO");
 
-  if (write.kind === "complete") {
+  if (write.kind === "complete" && advanceRecurring(todo, write.at)) {
+    // The occurrence is done and the task moves on to the next one, as Tasks.org does; it stays open.
+  } else if (write.kind === "complete") {
     todo.updatePropertyWithValue("status", "COMPLETED");
     todo.updatePropertyWithValue("completed", utc(write.at));
     todo.updatePropertyWithValue("percent-complete", 100);
@@ -118,6 +123,80 @@ export function newTodo(draft: TaskDraft, uid: string, now: Date): string {
   }
   calendar.addSubcomponent(todo);
   return calendar.toString();
+}
+
+/**
+ * Completing a recurring task completes its current occurrence: DTSTART and DUE move to the next one
+ * (a COUNT shrinks by the occurrences passed), so the series goes on. The current occurrence is the first
+ * on or after the day before the completion, as the reader picks it (`read-todo.ts`), compared on wall
+ * clocks as if UTC: only an occurrence within hours of that edge could be judged differently. False when
+ * the task does not recur or its series has no occurrence left; it is then completed as a whole.
+ */
+function advanceRecurring(todo: ICAL.Component, at: Date): boolean {
+  const rruleProperty = todo.getFirstProperty("rrule");
+  const rrule = rruleProperty?.getFirstValue();
+  const startProperty = todo.getFirstProperty("dtstart");
+  const dueProperty = todo.getFirstProperty("due");
+  const anchorValue = (startProperty ?? dueProperty)?.getFirstValue();
+  if (!(rrule instanceof ICAL.Recur) || !rrule.freq || !dueProperty || !(anchorValue instanceof ICAL.Time)) {
+    return false;
+  }
+  const floating = (time: ICAL.Time) =>
+    new ICAL.Time(
+      {
+        year: time.year,
+        month: time.month,
+        day: time.day,
+        hour: time.hour,
+        minute: time.minute,
+        second: time.second,
+        isDate: time.isDate,
+      },
+      ICAL.Timezone.localTimezone,
+    );
+  const edge = ICAL.Time.fromJSDate(new Date(at.getTime() - 86_400_000), true);
+  const iterator = rrule.iterator(floating(anchorValue));
+  let passed = 0;
+  let current: ICAL.Time | null = null;
+  for (let step = 0; step < MAX_RECURRENCE_STEPS; step += 1) {
+    const next = iterator.next();
+    if (!next) return false;
+    passed += 1;
+    if (wallClockMs(next) >= wallClockMs(edge)) {
+      current = next;
+      break;
+    }
+  }
+  const following = current ? iterator.next() : null;
+  if (!following) return false;
+  const shift = wallClockMs(following) - wallClockMs(anchorValue);
+  for (const property of [startProperty, dueProperty]) {
+    const value = property?.getFirstValue();
+    if (!(property && value instanceof ICAL.Time)) continue;
+    const moved = value.clone();
+    const target = new Date(wallClockMs(value) + shift);
+    moved.year = target.getUTCFullYear();
+    moved.month = target.getUTCMonth() + 1;
+    moved.day = target.getUTCDate();
+    moved.hour = target.getUTCHours();
+    moved.minute = target.getUTCMinutes();
+    moved.second = target.getUTCSeconds();
+    property.setValue(moved);
+  }
+  if (rrule.count) {
+    const remaining = rrule.count - passed;
+    if (remaining <= 0) return false;
+    rrule.count = remaining;
+    rruleProperty?.setValue(rrule);
+  }
+  todo.removeAllProperties("completed");
+  todo.removeAllProperties("percent-complete");
+  todo.updatePropertyWithValue("status", "NEEDS-ACTION");
+  return true;
+}
+
+function wallClockMs(time: ICAL.Time): number {
+  return Date.UTC(time.year, time.month - 1, time.day, time.hour, time.minute, time.second);
 }
 
 function utc(date: Date): ICAL.Time {

@@ -2,6 +2,7 @@
  * The CalDAV provider against a real Radicale, with tsdav doing the talking. Another client's changes are
  * plain PUTs and DELETEs on Radicale; the counting proxy in front shows what the provider sent.
  */
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type CollectionChanges,
@@ -289,6 +290,33 @@ describe.skipIf(radicaleMissing !== undefined)("CalDAV provider against Radicale
       expect(back).not.toMatch(/^COMPLETED:/m);
       expect(back).not.toMatch(/^PERCENT-COMPLETE:/m);
       expect(provider.derive(reopened, DERIVE).tasks[0]).toMatchObject({ status: "open" });
+    });
+
+    it("completing a recurring task completes its current occurrence and moves it on to the next", async () => {
+      await radicale.put(
+        USER,
+        "tasks",
+        "plants-weekly.ics",
+        readFileSync(new URL("../../../fixtures/vtodo/tasks-org-recurring.ics", import.meta.url), "utf8"),
+      );
+      const object = await current("plants-weekly.ics");
+      expect(provider.derive(object, DERIVE).tasks[0]).toMatchObject({
+        dueDate: "2026-12-03",
+        status: "open",
+      });
+      const written = await provider.writeTask(connectionTo(radicale), object, {
+        kind: "complete",
+        at: new Date("2026-12-02T09:00:00Z"),
+      });
+      const raw = (await radicale.get(USER, "tasks", "plants-weekly.ics"))?.body ?? "";
+      expect(raw).toMatch(/^DUE;VALUE=DATE:20261207\r$/m);
+      expect(raw).toMatch(/^DTSTART;VALUE=DATE:20261207\r$/m);
+      expect(raw).toMatch(/^STATUS:NEEDS-ACTION\r$/m);
+      expect(raw).toMatch(/^RRULE:FREQ=WEEKLY;BYDAY=MO,TH\r$/m);
+      expect(provider.derive(written, DERIVE).tasks[0]).toMatchObject({
+        dueDate: "2026-12-07",
+        status: "open",
+      });
     });
 
     it("an update changes only what it names", async () => {
