@@ -154,6 +154,16 @@ describe.skipIf(radicaleMissing !== undefined)("CalDAV provider against Radicale
       first = { ...first, syncState: next.syncState };
     });
 
+    it("an answer larger than the cap fails the sync in one line instead of filling memory", async () => {
+      const capped = createCaldavProvider({
+        network: { allowPrivateNetworks: true, allowHosts: [] },
+        maxBytes: 500,
+      });
+      await expect(
+        capped.sync(connectionTo(radicale), collectionAt(radicale, "tasks"), new Map()),
+      ).rejects.toThrow(/larger than 500 bytes/);
+    });
+
     it("a token the server no longer accepts starts over with a full sync", async () => {
       const collection = collectionAt(radicale, "tasks", "token:http://radicale.org/ns/sync/0000000000");
       const over = await provider.sync(connectionTo(radicale), collection, mirror);
