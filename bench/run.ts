@@ -4,6 +4,7 @@
  */
 import { cpus } from "node:os";
 import { runBriefingBench } from "./briefing.ts";
+import { runCaldavSyncBench } from "./caldav-sync.ts";
 import { runFanoutBench } from "./fanout.ts";
 import { runGroundingBench } from "./grounding.ts";
 import { runHostileBench } from "./hostile.ts";
@@ -23,6 +24,7 @@ const benches: [string, () => Promise<BenchSection>][] = [
   ["hostile-model", runHostileModelBench],
   ["startup", runStartupBench],
   ["replicas", runReplicasBench],
+  ["caldav-sync", runCaldavSyncBench],
   ["todoist-sync", runTodoistSyncBench],
 ];
 
