@@ -287,6 +287,8 @@ export function createPoller<C extends Context>(bot: Bot<C>, options: PollerOpti
     start: () =>
       serially(async () => {
         await stopRunner();
+        // Taken-over updates go to the bot before the runner's first poll would initialise it.
+        await bot.init();
         await recover();
         launch();
       }),
