@@ -3,7 +3,7 @@
  * `InboundUpdates` in src/core/ports.ts). Each change is one statement guarded by the row's claimer, so
  * when two processes race for an orphan exactly one takes it.
  */
-import { and, asc, eq, isNull, lt } from "drizzle-orm";
+import { and, eq, isNull, lt } from "drizzle-orm";
 import type { InboundUpdate } from "../../src/core/domain.ts";
 import type { Database } from "../client.ts";
 import { type InboundUpdateRow, inboundUpdates } from "../schema/index.ts";
@@ -91,13 +91,4 @@ export async function pruneInboundUpdates(db: Database, source: string, before: 
     .where(and(eq(inboundUpdates.source, source), lt(inboundUpdates.handledAt, before)))
     .returning({ updateId: inboundUpdates.updateId });
   return rows.length;
-}
-
-/** What is stored of one source, oldest first (tests and diagnostics). */
-export function inboundUpdatesOf(db: Database, source: string): Promise<InboundUpdateRow[]> {
-  return db
-    .select()
-    .from(inboundUpdates)
-    .where(eq(inboundUpdates.source, source))
-    .orderBy(asc(inboundUpdates.updateId));
 }
