@@ -7,13 +7,18 @@ import type { SlackApp } from "../bots/slack/index.ts";
 import type { TelegramBot } from "../bots/telegram/index.ts";
 import type { Database, OpenDatabase } from "../db/client.ts";
 import { expirePendingActions } from "../db/queries/pending-actions.ts";
-import { createMetricsReadings, createPlatformState, createRateBuckets } from "../db/stores/index.ts";
+import {
+  createInboundUpdates,
+  createMetricsReadings,
+  createPlatformState,
+  createRateBuckets,
+} from "../db/stores/index.ts";
 import { buildCore } from "./build-core.ts";
 import type { Config } from "./config/config.ts";
 import type { Assistant, PlatformSender } from "./core/assistant.ts";
 import type { Clock } from "./core/clock.ts";
 import type { Linking } from "./core/linking/linking.ts";
-import type { PlatformState, Ports } from "./core/ports.ts";
+import type { InboundUpdates, PlatformState, Ports } from "./core/ports.ts";
 import type { Settings } from "./core/settings/index.ts";
 import type { UserDataService } from "./core/user-data/index.ts";
 import type { DeliveryObserver } from "./delivery/hooks.ts";
@@ -111,6 +116,8 @@ export async function createPlatforms(
   assistant: Assistant,
   /** Services the chat adapters offer beyond the assistant; a platform without one does not offer its commands. */
   services: ChatServices = {},
+  /** The process that polls, when this one may (`start`): fetched updates are kept until handled. */
+  poller?: { owner: string },
 ): Promise<Platforms> {
   const { config, clock, logger } = deps;
   // On PostgreSQL every replica sending on a token takes from the same budget; the embedded database has
@@ -123,6 +130,7 @@ export async function createPlatforms(
     scopedStore(limits, `${platform}:${fingerprint(token)}`);
   // The adapters keep their state through the core's port; this assignment checks the store fits it.
   const platformState: PlatformState = createPlatformState(deps.db);
+  const inboundUpdates: InboundUpdates = createInboundUpdates(deps.db);
   // One flood gate per token, shared by chat replies and the outbox.
   const telegramTransports = config.telegram
     ? createTelegramTransports({ store: storeFor("telegram", config.telegram.token) })
@@ -140,6 +148,17 @@ export async function createPlatforms(
         logger: logger.child({ platform: "telegram" }),
         ...services,
         ...(telegramTransports ? { transports: telegramTransports } : {}),
+        ...(poller && !config.telegram.webhookUrl
+          ? {
+              durable: {
+                updates: inboundUpdates,
+                source: `telegram:${fingerprint(config.telegram.token)}`,
+                owner: poller.owner,
+                everyOtherOwner: deps.database.kind === "pglite",
+                clock,
+              },
+            }
+          : {}),
       })
     : undefined;
   const slackModule = config.slack ? await import("../bots/slack/index.ts") : undefined;
@@ -230,11 +249,12 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
     // and sends it left are reclaimed at once instead of when its lease would have lapsed.
     if (database.kind === "pglite") await core.ports.leases.voidOthers(owner);
     if (config.slack) progress(`checking Slack at ${config.slack.apiUrl}…`);
-    const platforms = await createPlatforms(deps, core.assistant, {
-      linking: core.linking,
-      userData: core.userData,
-      settings: core.settings,
-    });
+    const platforms = await createPlatforms(
+      deps,
+      core.assistant,
+      { linking: core.linking, userData: core.userData, settings: core.settings },
+      { owner },
+    );
     undo.push(() => platforms.stop());
     const links: PlatformLink[] = [];
     // One connection per token in these modes: the lease's holder connects, other processes stand by.

@@ -39,7 +39,7 @@ import {
 import { accessGate } from "./access.ts";
 import { type BotContext, createHandlers } from "./handlers.ts";
 import { linkingGate } from "./linking.ts";
-import { createPoller, type Poller, type UpdateKind } from "./polling.ts";
+import { createPoller, type DurableUpdates, type Poller, type UpdateKind } from "./polling.ts";
 import { COMMANDS } from "./render.ts";
 import { createTelegramSender } from "./sender.ts";
 import { createSettingsHandlers } from "./settings.ts";
@@ -47,6 +47,7 @@ import { createUserDataHandlers } from "./user-data.ts";
 import { createWebhookHandler, type WebhookHandler } from "./webhook.ts";
 
 export type { BotContext } from "./handlers.ts";
+export type { DurableUpdates } from "./polling.ts";
 
 /** What the adapter needs to reach Telegram. */
 export interface TelegramAdapterConfig {
@@ -95,6 +96,11 @@ export interface TelegramBotOptions {
   userData?: UserDataService;
   /** /settings; without it the command is unknown. */
   settings?: Settings;
+  /**
+   * Long polling: keep each fetched update in the database until handled, so a process killed mid-answer
+   * loses none (the token's next poller takes it over). Without it, such an update is lost.
+   */
+  durable?: DurableUpdates;
 }
 
 export type { WebhookHandler } from "./webhook.ts";
@@ -172,12 +178,13 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
     : createPoller(bot, {
         allowedUpdates: ALLOWED_UPDATES,
         onConfirmFailed: (error) =>
-          logger.warn({ error: describe(error) }, "telegram: could not confirm the handled updates"),
+          logger.warn({ error: describe(error) }, "telegram: could not confirm the fetched updates"),
+        logger,
+        ...(options.durable ? { durable: options.durable } : {}),
       });
   const inFlight = new Set<Promise<void>>();
   const logFailure = (update: number, error: unknown) =>
     logger.error({ updateId: update, error: describe(error) }, "telegram update failed");
-  if (poller) bot.use(poller.track);
   bot.use(trackWork(inFlight, webhookMode, logFailure));
   // One chat's updates in order (a reply waits for the /brief before it); other chats go on meanwhile.
   bot.use(sequentialize(chatOf));
@@ -204,6 +211,7 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
     : undefined;
 
   const idle = async () => {
+    await poller?.settled();
     while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
   };
 

@@ -1,5 +1,6 @@
 /** Named leases: one live holder per name, renewed before it lapses, free for anyone once it has. */
-import { and, eq, gt, ne, sql } from "drizzle-orm";
+import { and, eq, gt, ne, type SQL, sql } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Database } from "../client.ts";
 import { leases } from "../schema/index.ts";
 
@@ -48,4 +49,20 @@ export async function leaseHolder(db: Database, name: string, at: Date): Promise
 export async function voidLeasesOfOthers(db: Database, holder: string): Promise<number> {
   const rows = await db.delete(leases).where(ne(leases.holder, holder)).returning({ name: leases.name });
   return rows.length;
+}
+
+/**
+ * `column` (holding a process id) names a process that has no live lease at `at`: every process renews a
+ * lease named `process:<its id>` while it lives (src/runtime/process-lease.ts), so what it owned is
+ * orphaned once that lapses.
+ */
+function ownerIsGone(column: AnyPgColumn, at: Date): SQL {
+  return sql`not exists (select 1 from ${leases} where ${leases.name} = 'process:' || ${column} and ${leases.expiresAt} > ${at.toISOString()}::timestamptz)`;
+}
+
+/** The owner column's process is gone: its lease lapsed, or (`everyOtherOwner`) it is not `owner`. */
+export function orphanedBy(column: AnyPgColumn, owner: string, at: Date, everyOtherOwner: boolean): SQL {
+  return everyOtherOwner
+    ? sql`${column} is distinct from ${owner}`
+    : sql`(${column} is null or ${ownerIsGone(column, at)})`;
 }

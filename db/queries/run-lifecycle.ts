@@ -12,38 +12,15 @@ import {
   briefingRuns,
   type Delivery,
   deliveries,
-  leases,
   messages,
   type RunState,
   type SlotName,
 } from "../schema/index.ts";
+import { orphanedBy } from "./leases.ts";
 
 export type { NewDelivery, RunResult, SlotClaim };
 
 export const INTERRUPTED_SEND_REASON = "interrupted mid-send; not re-sent to avoid a duplicate";
-
-/**
- * `owner` (a column holding a process id) has no live process lease at `at`: every process renews a lease
- * named `process:<its id>` while it lives (src/runtime/process-lease.ts), so runs and sends it owned are
- * orphaned once that lapses.
- */
-type OwnerColumn = typeof briefingRuns.claimedBy | typeof deliveries.sendingBy;
-
-function ownerIsGone(owner: OwnerColumn, at: Date): SQL {
-  return sql`not exists (select 1 from ${leases} where ${leases.name} = 'process:' || ${owner} and ${leases.expiresAt} > ${at.toISOString()}::timestamptz)`;
-}
-
-/** The owner column's process is gone: its lease lapsed, or (`everyOtherOwner`) it is not `owner`. */
-function orphanedBy(
-  column: typeof briefingRuns.claimedBy | typeof deliveries.sendingBy,
-  owner: string,
-  at: Date,
-  everyOtherOwner: boolean,
-): SQL {
-  return everyOtherOwner
-    ? sql`${column} is distinct from ${owner}`
-    : sql`(${column} is null or ${ownerIsGone(column, at)})`;
-}
 
 async function move(
   db: Database,

@@ -1,8 +1,8 @@
 /**
  * What several briefbot processes on one database agree on: who holds what (leases), how much of each
- * platform limit is left (rate buckets), and questions a person must answer on whichever process they reach.
+ * platform limit is left (rate buckets), which fetched updates are still to handle, and questions a person must answer on whichever process they reach.
  */
-import { integer, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 import { users } from "./users.ts";
 
 /**
@@ -43,3 +43,29 @@ export const forgetQuestions = pgTable(
   },
   (t) => [primaryKey({ columns: [t.userId] })],
 );
+
+/**
+ * Updates a poller fetched (Telegram's `getUpdates`), stored before the platform is told they arrived, so
+ * none is lost when the process dies while handling one: `claimedBy` (a process id) handles it and sets
+ * `handledAt`; once that process's lease lapses, the token's next poller reclaims what it left unhandled. A
+ * handled row stays a day — as long as Telegram keeps an update it was not told arrived — so an update
+ * fetched again is known and not handled twice.
+ * `source` names the platform and token (`telegram:<fingerprint>`): update ids are per bot.
+ */
+export const inboundUpdates = pgTable(
+  "inbound_updates",
+  {
+    source: text().notNull(),
+    updateId: bigint({ mode: "number" }).notNull(),
+    /** The update as the platform sent it; emptied once handled, so no message text outlives its handling. */
+    payload: jsonb(),
+    receivedAt: timestamp({ withTimezone: true }).notNull(),
+    claimedBy: text().notNull(),
+    handledAt: timestamp({ withTimezone: true }),
+  },
+  (t) => [
+    primaryKey({ columns: [t.source, t.updateId] }),
+    index("inbound_updates_handled_at_idx").on(t.source, t.handledAt),
+  ],
+);
+export type InboundUpdateRow = typeof inboundUpdates.$inferSelect;

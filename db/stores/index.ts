@@ -7,6 +7,7 @@ import type { Database } from "../client.ts";
 import { createConfirmations } from "./confirmations.ts";
 import { createConversations } from "./conversations.ts";
 import { createForgetQuestions } from "./forget-questions.ts";
+import { createInboundUpdates } from "./inbound-updates.ts";
 import { createInvites } from "./invites.ts";
 import { createPlatformState } from "./platform-state.ts";
 import { createReceiptLog } from "./receipts.ts";
@@ -30,6 +31,7 @@ export function createDbPorts(db: Database) {
     confirmations: createConfirmations(db),
     sources: createSources(db),
     platformState: createPlatformState(db),
+    inboundUpdates: createInboundUpdates(db),
     invites: createInvites(db),
     userData: createUserData(db),
     forgetQuestions: createForgetQuestions(db),
@@ -39,6 +41,7 @@ export function createDbPorts(db: Database) {
 export { createConfirmations } from "./confirmations.ts";
 export { createConversations } from "./conversations.ts";
 export { createForgetQuestions } from "./forget-questions.ts";
+export { createInboundUpdates } from "./inbound-updates.ts";
 export { createInvites } from "./invites.ts";
 export { createMetricsReadings } from "./metrics.ts";
 export { createPlatformState } from "./platform-state.ts";

@@ -531,3 +531,14 @@ export interface NewPendingAction {
   at: Date;
   expiresAt: Date;
 }
+
+/** An update a poller fetched from a platform, kept until the process that claimed it has handled it. */
+export interface InboundUpdate {
+  updateId: number;
+  /** The update as the platform sent it; null once handled. */
+  payload: unknown;
+  receivedAt: Date;
+  /** The process handling it. */
+  claimedBy: string;
+  handledAt: Date | null;
+}

@@ -21,6 +21,7 @@ import type {
   FeedItemQuery,
   FeedItemView,
   Identity,
+  InboundUpdate,
   LinkedAccount,
   LoggedMessage,
   NewChatEvent,
@@ -421,6 +422,44 @@ export interface PlatformState {
   pruneEvents: (platform: Platform, before: Date) => Promise<number>;
 }
 
+/**
+ * Updates a long poller fetched, kept from before the platform is told they arrived (Telegram confirms an
+ * update by the next `getUpdates`) until they are handled, so an update is neither lost nor handled twice
+ * when the process handling it dies: its process's lease lapses and the token's next poller takes it over.
+ * The update id is unique per `source` (a platform and token), so an update fetched again — by a process
+ * that took over before the old one's last fetch was confirmed — is known and left alone.
+ *
+ * Slack's events go through `PlatformState.claimEvent` instead: Slack re-sends an event it thinks we missed,
+ * so an event is claimed once before it is handled (at most once); a polled update is claimed while it is
+ * stored and handed on when its handler dies (exactly once, unless the process dies between a reply and
+ * `markHandled`).
+ */
+export interface InboundUpdates {
+  /**
+   * Stores updates just fetched, claimed by `owner`; returns the ids new here, which `owner` handles. An id
+   * already stored is someone's: handled, being handled, or left to reclaim.
+   */
+  store: (
+    source: string,
+    updates: readonly { updateId: number; payload: unknown }[],
+    owner: string,
+    at: Date,
+  ) => Promise<number[]>;
+  /** Unhandled and `owner`'s → handled (its payload dropped). False when not: reclaimed meanwhile, or done. */
+  markHandled: (source: string, updateId: number, owner: string, at: Date) => Promise<boolean>;
+  /**
+   * Unhandled updates whose claimer's process is gone (no live lease, or — `everyOtherOwner`, the embedded
+   * database — any claimer but `owner`) become `owner`'s, in one statement, so exactly one process takes
+   * each. Oldest first.
+   */
+  reclaimOrphans: (
+    source: string,
+    options: { owner: string; at: Date; everyOtherOwner: boolean },
+  ) => Promise<InboundUpdate[]>;
+  /** Forgets updates handled before `before`; returns how many. */
+  prune: (source: string, before: Date) => Promise<number>;
+}
+
 /** Everything the core reads and writes, as one value the composition root builds. */
 export interface Ports {
   users: Users;
@@ -434,6 +473,7 @@ export interface Ports {
   confirmations: Confirmations;
   sources: Sources;
   platformState: PlatformState;
+  inboundUpdates: InboundUpdates;
   invites: Invites;
   /** Everything stored about a user: export and forget. */
   userData: UserData;

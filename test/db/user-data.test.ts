@@ -59,6 +59,10 @@ const OWNERSHIP: Record<string, Ownership> = {
   },
   rate_buckets: { kind: "shared", why: "the pace of a bot token and its chats, shared by every process" },
   processed_events: { kind: "shared", why: "handled platform event ids; they name no user" },
+  inbound_updates: {
+    kind: "shared",
+    why: "polled updates until handled (then only their id, for a day); keyed by update, not by user",
+  },
 };
 
 async function rows<ROW>(db: Database, query: ReturnType<typeof sql>): Promise<ROW[]> {

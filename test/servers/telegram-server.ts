@@ -314,7 +314,9 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
   const blocked = new Set<number>();
   const failures: ScriptedFailure[] = [];
   const watchers = new Set<() => void>();
-  let nextUpdateId = 1000;
+  // Telegram starts a bot's update ids somewhere random (and again after a week without updates): servers
+  // one suite starts against one database do not reuse ids, as no real bot does within a day.
+  let nextUpdateId = 1000 + Math.floor(Math.random() * 1_000_000_000);
   let confirmedBelow = 0;
   let poll: PendingPoll | undefined;
   let longPolls = 0;

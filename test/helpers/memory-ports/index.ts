@@ -7,6 +7,7 @@ import { createMemoryForgetQuestions } from "../../../src/core/user-data/forget-
 import { createMemoryConfirmations } from "./confirmations.ts";
 import { createMemoryConversations } from "./conversations.ts";
 import { createMemoryChatEvents } from "./events.ts";
+import { createMemoryInboundUpdates } from "./inbound-updates.ts";
 import { createMemoryInvites } from "./invites.ts";
 import { createMemoryLeases } from "./leases.ts";
 import { createMemoryPlatformState } from "./platform-state.ts";
@@ -38,6 +39,7 @@ export function createMemoryPorts(tables: MemoryTables = createMemoryTables()): 
     confirmations: createMemoryConfirmations(tables),
     sources: createMemorySources(tables),
     platformState: createMemoryPlatformState(tables),
+    inboundUpdates: createMemoryInboundUpdates(tables),
     invites: createMemoryInvites(tables),
     forgetQuestions: createMemoryForgetQuestions(),
     userData: createMemoryUserData(tables),

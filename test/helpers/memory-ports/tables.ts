@@ -10,6 +10,7 @@ import type {
   Conversation,
   Delivery,
   Identity,
+  InboundUpdate,
   LoggedMessage,
   Note,
   PendingAction,
@@ -94,6 +95,10 @@ export interface PlatformMessageRow {
   createdAt: Date;
 }
 
+export interface InboundUpdateRow extends InboundUpdate {
+  source: string;
+}
+
 export interface InviteRow {
   id: number;
   userId: number;
@@ -139,6 +144,8 @@ export interface MemoryTables {
   platformMessages: PlatformMessageRow[];
   /** "platform|eventId" → when it was claimed. */
   processedEvents: Map<string, Date>;
+  /** "source|updateId" → the stored update. */
+  inboundUpdates: Map<string, InboundUpdateRow>;
   invites: InviteRow[];
   linkAttempts: LinkAttemptRow[];
   /** The next id per table, as a serial column hands them out. */
@@ -169,6 +176,7 @@ export function createMemoryTables(options: { now?: () => Date } = {}): MemoryTa
     forecasts: [],
     platformMessages: [],
     processedEvents: new Map(),
+    inboundUpdates: new Map(),
     invites: [],
     linkAttempts: [],
     nextId(table) {

@@ -1,0 +1,94 @@
+/**
+ * Updates a long poller fetched, from before the platform hears they arrived until they are handled (see
+ * `InboundUpdates` in src/core/ports.ts). Each change is one statement guarded by the row's claimer, so
+ * when two processes race for an orphan exactly one takes it.
+ */
+import { and, eq, isNull, lt } from "drizzle-orm";
+import type { InboundUpdate } from "../../src/core/domain.ts";
+import type { Database } from "../client.ts";
+import { type InboundUpdateRow, inboundUpdates } from "../schema/index.ts";
+import { orphanedBy } from "./leases.ts";
+
+const toUpdate = (row: InboundUpdateRow): InboundUpdate => ({
+  updateId: row.updateId,
+  payload: row.payload,
+  receivedAt: row.receivedAt,
+  claimedBy: row.claimedBy,
+  handledAt: row.handledAt,
+});
+
+/** Inserts the updates not stored yet, claimed by `owner`; the ids it inserted. */
+export async function storeInboundUpdates(
+  db: Database,
+  source: string,
+  updates: readonly { updateId: number; payload: unknown }[],
+  owner: string,
+  at: Date,
+): Promise<number[]> {
+  if (updates.length === 0) return [];
+  const rows = await db
+    .insert(inboundUpdates)
+    .values(
+      updates.map((update) => ({
+        source,
+        updateId: update.updateId,
+        payload: update.payload,
+        receivedAt: at,
+        claimedBy: owner,
+      })),
+    )
+    .onConflictDoNothing()
+    .returning({ updateId: inboundUpdates.updateId });
+  return rows.map((row) => row.updateId).sort((a, b) => a - b);
+}
+
+export async function markInboundHandled(
+  db: Database,
+  source: string,
+  updateId: number,
+  owner: string,
+  at: Date,
+): Promise<boolean> {
+  const rows = await db
+    .update(inboundUpdates)
+    .set({ handledAt: at, payload: null })
+    .where(
+      and(
+        eq(inboundUpdates.source, source),
+        eq(inboundUpdates.updateId, updateId),
+        eq(inboundUpdates.claimedBy, owner),
+        isNull(inboundUpdates.handledAt),
+      ),
+    )
+    .returning({ updateId: inboundUpdates.updateId });
+  return rows.length > 0;
+}
+
+export async function reclaimInboundOrphans(
+  db: Database,
+  source: string,
+  options: { owner: string; at: Date; everyOtherOwner: boolean },
+): Promise<InboundUpdate[]> {
+  // PostgreSQL re-checks a row another process changed meanwhile against the new claimer, which is live:
+  // of two processes taking the same orphan, the second matches nothing.
+  const rows = await db
+    .update(inboundUpdates)
+    .set({ claimedBy: options.owner })
+    .where(
+      and(
+        eq(inboundUpdates.source, source),
+        isNull(inboundUpdates.handledAt),
+        orphanedBy(inboundUpdates.claimedBy, options.owner, options.at, options.everyOtherOwner),
+      ),
+    )
+    .returning();
+  return rows.map(toUpdate).sort((a, b) => a.updateId - b.updateId);
+}
+
+export async function pruneInboundUpdates(db: Database, source: string, before: Date): Promise<number> {
+  const rows = await db
+    .delete(inboundUpdates)
+    .where(and(eq(inboundUpdates.source, source), lt(inboundUpdates.handledAt, before)))
+    .returning({ updateId: inboundUpdates.updateId });
+  return rows.length;
+}

@@ -1,0 +1,111 @@
+/**
+ * The contract of `InboundUpdates`: updates a long poller fetched are stored once per (source, update id),
+ * claimed by the process that stored them, handled once by their claimer, taken over by exactly one
+ * process once the claimer's lease lapses (or, on the embedded database, from any other owner), and
+ * forgotten a while after they were handled. Held by the in-memory ports and the database stores.
+ */
+import { randomBytes } from "node:crypto";
+import { expect, it } from "vitest";
+import { describeEachStore } from "./harness.ts";
+
+const at = new Date("2025-06-02T06:00:00Z");
+const later = (ms: number) => new Date(at.getTime() + ms);
+const fresh = (name: string) => `${name}-${randomBytes(3).toString("hex")}`;
+const update = (updateId: number, text = `message ${updateId}`) => ({
+  updateId,
+  payload: { update_id: updateId, message: { text } },
+});
+
+describeEachStore("InboundUpdates", (world) => {
+  const updates = () => world().ports.inboundUpdates;
+  const leases = () => world().ports.leases;
+
+  it("stores each update once, claimed by the process that stored it first", async () => {
+    const source = fresh("telegram:a");
+    expect(await updates().store(source, [update(12), update(11)], "p1", at)).toEqual([11, 12]);
+    // Fetched again by another process (the offset was not confirmed): only the new one is its.
+    expect(await updates().store(source, [update(12, "again"), update(13)], "p2", at)).toEqual([13]);
+    expect(await updates().store(source, [], "p2", at)).toEqual([]);
+    // Another bot's update 11 is another update.
+    expect(await updates().store(fresh("telegram:b"), [update(11)], "p2", at)).toEqual([11]);
+
+    await leases().acquire("process:p3", "p3", 20_000, at);
+    const taken = await updates().reclaimOrphans(source, { owner: "p3", at, everyOtherOwner: true });
+    expect(taken.map((row) => [row.updateId, row.claimedBy, row.payload])).toEqual([
+      [11, "p3", update(11).payload],
+      [12, "p3", update(12).payload],
+      [13, "p3", update(13).payload],
+    ]);
+    expect(taken[0]?.receivedAt).toEqual(at);
+    expect(taken[0]?.handledAt).toBeNull();
+  });
+
+  it("lets only the claimer mark an update handled, once", async () => {
+    const source = fresh("telegram");
+    await updates().store(source, [update(1)], "p1", at);
+    expect(await updates().markHandled(source, 1, "p2", later(1000))).toBe(false);
+    expect(await updates().markHandled(source, 1, "p1", later(1000))).toBe(true);
+    expect(await updates().markHandled(source, 1, "p1", later(2000))).toBe(false);
+    expect(await updates().markHandled(source, 99, "p1", later(2000))).toBe(false);
+    // Handled, it is no one's to take over, even from a process that is gone.
+    expect(
+      await updates().reclaimOrphans(source, { owner: "p9", at: later(3000), everyOtherOwner: true }),
+    ).toEqual([]);
+    // And stored again (fetched once more), it is known: nobody handles it a second time.
+    expect(await updates().store(source, [update(1)], "p2", later(4000))).toEqual([]);
+  });
+
+  it("hands a gone process's unhandled updates to exactly one live process", async () => {
+    const source = fresh("telegram");
+    const dying = fresh("dying");
+    const live = fresh("live");
+    await leases().acquire(`process:${dying}`, dying, 20_000, at);
+    await leases().acquire(`process:${live}`, live, 60_000, at);
+    await updates().store(source, [update(7), update(5), update(6)], dying, at);
+    await updates().markHandled(source, 6, dying, later(1000));
+    await updates().store(source, [update(8)], live, at);
+
+    const options = (owner: string, ms: number) => ({ owner, at: later(ms), everyOtherOwner: false });
+    // While the claimer's lease lives, its updates are its own.
+    expect(await updates().reclaimOrphans(source, options(live, 10_000))).toEqual([]);
+    const taken = await updates().reclaimOrphans(source, options(live, 30_000));
+    expect(taken.map((row) => [row.updateId, row.claimedBy])).toEqual([
+      [5, live],
+      [7, live],
+    ]);
+    // A third process finds them taken by a live one, and the process that woke up late cannot finish them.
+    const third = fresh("third");
+    await leases().acquire(`process:${third}`, third, 60_000, later(30_000));
+    expect(await updates().reclaimOrphans(source, options(third, 31_000))).toEqual([]);
+    expect(await updates().markHandled(source, 5, dying, later(32_000))).toBe(false);
+    expect(await updates().markHandled(source, 5, live, later(32_000))).toBe(true);
+  });
+
+  it("on the embedded database takes every other owner's unhandled updates, live lease or not", async () => {
+    const source = fresh("telegram");
+    const earlier = fresh("earlier");
+    await leases().acquire(`process:${earlier}`, earlier, 600_000, at);
+    await updates().store(source, [update(1)], earlier, at);
+    await updates().store(source, [update(2)], "me", at);
+    const taken = await updates().reclaimOrphans(source, { owner: "me", at, everyOtherOwner: true });
+    expect(taken.map((row) => [row.updateId, row.claimedBy])).toEqual([[1, "me"]]);
+  });
+
+  it("forgets updates handled before a given time, and keeps unhandled ones", async () => {
+    const source = fresh("telegram");
+    const other = fresh("telegram");
+    await updates().store(source, [update(1), update(2), update(3)], "p1", at);
+    await updates().store(other, [update(1)], "p1", at);
+    await updates().markHandled(source, 1, "p1", later(1000));
+    await updates().markHandled(source, 2, "p1", later(5000));
+    await updates().markHandled(other, 1, "p1", later(1000));
+    expect(await updates().prune(source, later(2000))).toBe(1);
+    expect(await updates().prune(source, later(2000))).toBe(0);
+    expect(await updates().prune(source, later(10_000))).toBe(1);
+    // Update 3 was never handled: it stays, for whoever takes it over.
+    const left = await updates().reclaimOrphans(source, { owner: "p2", at, everyOtherOwner: true });
+    expect(left.map((row) => row.updateId)).toEqual([3]);
+    // The other source's handled row is still there: fetched again, it is known.
+    expect(await updates().store(other, [update(1)], "p2", at)).toEqual([]);
+  });
+});
