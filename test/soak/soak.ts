@@ -91,6 +91,8 @@ export interface SoakResult {
   worstLoopDelaySeconds: number;
   /** Exit codes of the graceful stops (0 expected). */
   stopCodes: Array<number | null>;
+  /** What happened when, in seconds from the first spawn. */
+  timeline: string[];
 }
 
 /** What a platform test server gives the run: the bot's settings, its accounts, its posts, its outage. */
@@ -214,7 +216,11 @@ function rssKbOf(pid: number | undefined): number | undefined {
 
 export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const log = options.log ?? (() => {});
-  const say = (line: string) => log(`[${options.mode}] ${line}`);
+  const timeline: string[] = [];
+  const say = (line: string) => {
+    timeline.push(`${(since() / 1000).toFixed(0)} s: ${line}`);
+    log(`[${options.mode}] ${line}`);
+  };
   const outageKind = options.outageKind ?? "5xx";
   const userCount = options.users ?? 3;
   const scratch = mkdtempSync(join(tmpdir(), `briefbot-soak-${options.mode}-`));
@@ -385,8 +391,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     {
       const run = current as RealRun;
       phase = "stopping";
+      say("SIGTERM");
       run.child.kill("SIGTERM");
       stopCodes.push(await run.exitCode(60_000));
+      say(`exited ${stopCodes.at(-1)}`);
       restarts.graceful += 1;
       await start();
     }
@@ -396,6 +404,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     {
       const run = current as RealRun;
       phase = "stopping";
+      say("kill -9");
       run.child.kill("SIGKILL");
       await run.exited;
       restarts.killed += 1;
@@ -410,7 +419,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     say(`outage (${outageKind}) from ${(since() / 1000).toFixed(0)} s`);
     const outageStarted = performance.now();
     await pause(options.outageMs);
-    await healthIs((status) => status === 503, 150_000, "a 503 from /healthz during the outage").catch(
+    await healthIs((status) => status === 503, 150_000, "a 503 from /healthz during the outage").then(
+      () => say("503"),
       (error: unknown) => say(String(error)),
     );
     // A little longer, so the bot's retries meet the outage too and not only its first failure.
@@ -423,6 +433,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await healthIs((status) => status === 200, 180_000, "a 200 from /healthz after the outage").then(
       () => {
         recoveredAt = Date.now();
+        say("200 again");
       },
       (error: unknown) => say(String(error)),
     );
@@ -439,12 +450,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       if ([...due].every((key) => delivered.has(key)) || performance.now() > settleBy) break;
       await pause(2_000);
     }
+    say("every due slot delivered (or the bound passed); SIGTERM");
     {
       const run = current as RealRun;
       phase = "stopping";
       run.child.kill("SIGTERM");
       stopCodes.push(await run.exitCode(60_000));
     }
+    say(`exited ${stopCodes.at(-1)}`);
     sampling = false;
     await sampler;
 
@@ -513,6 +526,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       peakRssMb: Math.max(0, ...rss) / 1024,
       worstLoopDelaySeconds: Math.max(0, ...delays),
       stopCodes,
+      timeline,
     };
   } finally {
     sampling = false;
