@@ -56,8 +56,11 @@ const rows: Array<[string, (result: SoakResult) => string]> = [
   ["error lines outside outage", (r) => String(r.errorLines.length)],
   ["error lines in outage", (r) => String(r.errorLinesDuringOutage)],
   ["overlapping polls", (r) => String(r.overlappingPolls)],
+  ["slowest /healthz answer", (r) => `${(r.slowestHealthMs / 1000).toFixed(1)} s`],
+  ["kill -9 waited for work in flight", (r) => `${r.killDeferrals} checks`],
   ["peak RSS", (r) => `${r.peakRssMb.toFixed(0)} MB`],
   ["worst event-loop delay", (r) => `${(r.worstLoopDelaySeconds * 1000).toFixed(0)} ms`],
+  ["… outside start-ups", (r) => `${(r.worstLoopDelayRunningSeconds * 1000).toFixed(0)} ms`],
 ];
 const header = ["", ...results.map((result) => result.mode)];
 const table = [header, ...rows.map(([name, cell]) => [name, ...results.map(cell)])];
@@ -67,6 +70,7 @@ for (const row of table)
   console.log(`| ${row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(" | ")} |`);
 
 for (const result of results) {
+  for (const line of result.timeline) console.log(`${result.mode} ${line}`);
   for (const line of result.errorLines) console.log(`${result.mode} error line: ${line}`);
   for (const line of result.missing) console.log(`${result.mode} missing: ${line}`);
   for (const line of result.unhealthy) console.log(`${result.mode} unhealthy sample: ${line}`);

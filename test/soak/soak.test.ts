@@ -16,7 +16,7 @@ const results = new Map<SoakMode, SoakResult>();
 describe("the real process for minutes, every mode at once", { timeout: 300_000 }, () => {
   beforeAll(async () => {
     const done = await Promise.all(
-      MODES.map((mode) => runSoak({ mode, durationMs: 80_000, outageMs: 20_000 })),
+      MODES.map((mode) => runSoak({ mode, durationMs: 60_000, outageMs: 20_000 })),
     );
     for (const result of done) results.set(result.mode, result);
   }, 300_000);
@@ -27,7 +27,9 @@ describe("the real process for minutes, every mode at once", { timeout: 300_000 
       console.info(
         `${mode}: ${result.minutesRun.toFixed(1)} min, ${result.slotsDelivered}/${result.slotsDue} slots, ` +
           `${result.samples} samples, outage ${(result.outage.ms / 1000).toFixed(0)} s, ` +
-          `peak RSS ${result.peakRssMb.toFixed(0)} MB, worst loop delay ${(result.worstLoopDelaySeconds * 1000).toFixed(0)} ms`,
+          `peak RSS ${result.peakRssMb.toFixed(0)} MB, worst loop delay ${(result.worstLoopDelaySeconds * 1000).toFixed(0)} ms, ` +
+          `slowest /healthz ${result.slowestHealthMs} ms` +
+          `\n  ${result.timeline.join("\n  ")}`,
       );
       expect(result.restarts).toEqual({ graceful: 1, killed: 1 });
       expect(result.stopCodes).toEqual([0, 0]);

@@ -35,7 +35,10 @@ const MINUTE = 60_000;
 
 export interface SoakOptions {
   mode: SoakMode;
-  /** Wall time of the run, from the first spawn to the final stop (at least; deliveries may need longer). */
+  /**
+   * Wall time of the run: the restart, the kill and the outage are spread over it from the first start on;
+   * it ends once it has passed and every slot that fell due is delivered.
+   */
   durationMs: number;
   /** How long the platform is down (at least: it stays down until the bot's `/healthz` has said so). */
   outageMs: number;
@@ -59,6 +62,8 @@ export interface Sample {
   health: HealthReading;
   rssKb?: number | undefined;
   loopDelaySeconds?: number | undefined;
+  /** How long `/healthz` took to answer. */
+  ms: number;
 }
 
 export interface SoakResult {
@@ -89,8 +94,14 @@ export interface SoakResult {
   overlappingPolls: number;
   peakRssMb: number;
   worstLoopDelaySeconds: number;
+  /** The same, leaving out start-ups (opening the database and migrating block the loop by design). */
+  worstLoopDelayRunningSeconds: number;
   /** Exit codes of the graceful stops (0 expected). */
   stopCodes: Array<number | null>;
+  /** Checks before the kill -9 that found a briefing being written or sent (the kill waited). */
+  killDeferrals: number;
+  /** The slowest `/healthz` answer of the samples (a stalled event loop answers late). */
+  slowestHealthMs: number;
   /** What happened when, in seconds from the first spawn. */
   timeline: string[];
 }
@@ -194,13 +205,42 @@ const hhmm = (at: number) => {
   return `${String(date.getUTCHours()).padStart(2, "0")}:${String(date.getUTCMinutes()).padStart(2, "0")}`;
 };
 
-async function probe(url: string, timeoutMs: number): Promise<{ status: HealthReading; body: string }> {
+async function probe(
+  url: string,
+  timeoutMs: number,
+): Promise<{ status: HealthReading; body: string; ms: number }> {
+  const begun = performance.now();
+  const ms = () => Math.round(performance.now() - begun);
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
-    return { status: response.status, body: await response.text() };
+    const body = await response.text();
+    return { status: response.status, body, ms: ms() };
   } catch (error) {
     const name = (error as { name?: string }).name;
-    return { status: name === "TimeoutError" ? "timeout" : "down", body: "" };
+    return { status: name === "TimeoutError" ? "timeout" : "down", body: "", ms: ms() };
+  }
+}
+
+/**
+ * Waits (up to a minute) until no briefing is being written or sent, and it is not about to be: outside
+ * the first seconds of a minute, when slots fall due. Returns how many checks found work in flight.
+ */
+async function quietMoment(database: DatabaseConfig): Promise<number> {
+  const until = performance.now() + 60_000;
+  let busy = 0;
+  for (;;) {
+    const second = new Date().getUTCSeconds();
+    const inFlight = await withDatabase(database, async ({ db }) => {
+      const runs = await db.select({ state: briefingRuns.state }).from(briefingRuns);
+      const sends = await db.select({ state: deliveries.state }).from(deliveries);
+      return (
+        runs.some((run) => ["claimed", "generating", "generated"].includes(run.state)) ||
+        sends.some((send) => send.state === "pending" || send.state === "sending")
+      );
+    });
+    if ((!inFlight && second >= 15 && second <= 45) || performance.now() > until) return busy;
+    if (inFlight) busy += 1;
+    await pause(1_000);
   }
 }
 
@@ -277,6 +317,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   let recoveredAt: number | undefined;
   const restarts = { graceful: 0, killed: 0 };
   const stopCodes: Array<number | null> = [];
+  let killDeferrals = 0;
 
   const healthUrl = `http://127.0.0.1:${port}/healthz`;
   const sampler = (async () => {
@@ -284,9 +325,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       const begun = performance.now();
       const phaseAtStart = phase;
       const at = since();
+      // A generous bound: a late answer is a figure (slowestHealthMs), not a failed sample.
       const [health, metrics] = await Promise.all([
-        probe(healthUrl, 3_000),
-        probe(`http://127.0.0.1:${port}/metrics`, 3_000),
+        probe(healthUrl, 10_000),
+        probe(`http://127.0.0.1:${port}/metrics`, 10_000),
       ]);
       const delay = /^briefbot_event_loop_delay_max_seconds (\S+)$/m.exec(metrics.body)?.[1];
       samples.push({
@@ -295,6 +337,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         health: health.status,
         rssKb: rssKbOf(current?.child.pid),
         loopDelaySeconds: delay === undefined ? undefined : Number(delay),
+        ms: health.ms,
       });
       await pause(1_000 - (performance.now() - begun));
     }
@@ -359,35 +402,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     for (const { account } of accounts) rig.addAccount(account);
 
     await start();
+    // The run's events are spread from here: a first start on a loaded machine may take a minute or more.
+    const upAt = performance.now();
     say(`slots from ${hhmm(firstMinute)} to ${hhmm(lastMinute)} UTC`);
 
-    // CLI changes while it runs: a user added and linked, a slot moved into the run.
-    const lateAccount = rig.platform === "telegram" ? "6000999" : "U0SOAKLATE";
-    rig.addAccount(lateAccount);
-    const lateSlot = hhmm(Math.min(lastMinute, Math.max(firstMinute + MINUTE, Date.now() + MINUTE)));
-    await cli(
-      "user",
-      "add",
-      "soak-late",
-      "--tz",
-      "UTC",
-      "--slot",
-      `morning=${lateSlot}`,
-      "--slot",
-      "midday=off",
-      "--slot",
-      "afternoon=off",
-      "--slot",
-      "evening=off",
-    );
-    await cli("user", "link", "soak-late", rig.linkFlag, lateAccount);
-    await cli("user", "set", "soak-0", "--slot", `evening=${hhmm(lastMinute)}`);
-    say(
-      `CLI: soak-late added (morning ${lateSlot}) and linked; soak-0's evening moved to ${hhmm(lastMinute)}`,
-    );
-
     // One graceful restart.
-    await pause(startedAt + options.durationMs * 0.15 - performance.now());
+    await pause(upAt + options.durationMs * 0.1 - performance.now());
     {
       const run = current as RealRun;
       phase = "stopping";
@@ -400,24 +420,47 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     }
 
     // One kill -9.
-    await pause(startedAt + options.durationMs * 0.3 - performance.now());
+    await pause(upAt + options.durationMs * 0.25 - performance.now());
     {
       const run = current as RealRun;
+      // Never mid-send: a post cut off by kill -9 may or may not have reached the chat, and the outbox
+      // rightly never sends it again (at most once), so "exactly once" holds only for what was not in flight.
+      killDeferrals = await quietMoment(database);
       phase = "stopping";
-      say("kill -9");
+      say(`kill -9${killDeferrals > 0 ? ` (after ${killDeferrals} checks found work in flight)` : ""}`);
       run.child.kill("SIGKILL");
       await run.exited;
       restarts.killed += 1;
       await start();
     }
 
+    // CLI changes while it runs (during the outage: the database is up, only the platform is down): a user
+    // added and linked, whose slot is the next minute; a slot moved into the run.
+    const lateAccount = rig.platform === "telegram" ? "6000999" : "U0SOAKLATE";
+    rig.addAccount(lateAccount);
+    let lastDueMinute = lastMinute;
+    const cliChanges = async () => {
+      const off = ["--slot", "midday=off", "--slot", "afternoon=off", "--slot", "evening=off"];
+      await cli("user", "add", "soak-late", "--tz", "UTC", "--slot", "morning=off", ...off);
+      await cli("user", "link", "soak-late", rig.linkFlag, lateAccount);
+      // Its slot once it is linked: a slot due before the link would be written for no platform.
+      const lateMinute = (Math.floor(Date.now() / MINUTE) + 1) * MINUTE;
+      lastDueMinute = Math.max(lastMinute, lateMinute);
+      await cli("user", "set", "soak-late", "--slot", `morning=${hhmm(lateMinute)}`);
+      await cli("user", "set", "soak-0", "--slot", `evening=${hhmm(lastMinute)}`);
+      say(
+        `CLI: soak-late added, linked, morning at ${hhmm(lateMinute)}; soak-0's evening moved to ${hhmm(lastMinute)}`,
+      );
+    };
+
     // The platform goes down; it comes back once the outage has lasted its time and the bot has said so.
-    await pause(Math.max(5_000, startedAt + options.durationMs * 0.4 - performance.now()));
+    await pause(Math.max(5_000, upAt + options.durationMs * 0.4 - performance.now()));
     phase = "outage";
     outageFrom = Date.now();
     rig.outage(true, outageKind);
     say(`outage (${outageKind}) from ${(since() / 1000).toFixed(0)} s`);
     const outageStarted = performance.now();
+    const changed = cliChanges();
     await pause(options.outageMs);
     await healthIs((status) => status === 503, 150_000, "a 503 from /healthz during the outage").then(
       () => say("503"),
@@ -425,6 +468,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     );
     // A little longer, so the bot's retries meet the outage too and not only its first failure.
     await pause(Math.min(5_000, options.outageMs / 4));
+    await changed;
     rig.outage(false, outageKind);
     const outageMs = Math.round(performance.now() - outageStarted);
     outageUntil = Date.now();
@@ -441,8 +485,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     phase = "running";
 
     // Until the run's time is up and every slot that fell due is delivered (or a bound passes).
-    const dueKeys = async () => expectedKeys(database, firstMinute, lastMinute, rig.platform);
-    await pause(startedAt + options.durationMs - performance.now());
+    const dueKeys = async () => expectedKeys(database, firstMinute, lastDueMinute, rig.platform);
+    await pause(upAt + options.durationMs * 0.9 - performance.now());
     const settleBy = performance.now() + 180_000;
     for (;;) {
       const due = await dueKeys();
@@ -525,7 +569,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       overlappingPolls: rig.overlappingPolls(),
       peakRssMb: Math.max(0, ...rss) / 1024,
       worstLoopDelaySeconds: Math.max(0, ...delays),
+      worstLoopDelayRunningSeconds: Math.max(
+        0,
+        ...samples
+          .filter((sample) => sample.phase === "running" || sample.phase === "outage")
+          .map((sample) => sample.loopDelaySeconds ?? 0),
+      ),
       stopCodes,
+      killDeferrals,
+      slowestHealthMs: Math.max(0, ...samples.map((sample) => sample.ms)),
       timeline,
     };
   } finally {
@@ -573,7 +625,8 @@ async function withDatabase<T>(
 
 /**
  * The (user, slot, date) keys due inside the run by the users' settings now: each linked user's slot
- * times (UTC) between the first and the last minute, on or after the minute the user was created.
+ * times (UTC) between the first and the last minute, not before the user was created (as the scheduler
+ * counts them).
  */
 async function expectedKeys(
   database: DatabaseConfig,
@@ -594,7 +647,7 @@ async function expectedKeys(
         const time = user.slots[slot];
         if (!time) continue;
         for (let minute = firstMinute; minute <= lastMinute; minute += MINUTE) {
-          if (hhmm(minute) !== time || minute + MINUTE <= user.createdAt.getTime()) continue;
+          if (hhmm(minute) !== time || minute < user.createdAt.getTime()) continue;
           keys.add(`${user.id}|${slot}|${new Date(minute).toISOString().slice(0, 10)}`);
         }
       }
