@@ -57,6 +57,7 @@ const rows: Array<[string, (result: SoakResult) => string]> = [
   ["error lines in outage", (r) => String(r.errorLinesDuringOutage)],
   ["overlapping polls", (r) => String(r.overlappingPolls)],
   ["slowest /healthz answer", (r) => `${(r.slowestHealthMs / 1000).toFixed(1)} s`],
+  ["… outside start-ups ", (r) => `${(r.slowestHealthRunningMs / 1000).toFixed(1)} s`],
   ["kill -9 waited for work in flight", (r) => `${r.killDeferrals} checks`],
   ["peak RSS", (r) => `${r.peakRssMb.toFixed(0)} MB`],
   ["worst event-loop delay", (r) => `${(r.worstLoopDelaySeconds * 1000).toFixed(0)} ms`],

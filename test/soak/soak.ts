@@ -102,6 +102,8 @@ export interface SoakResult {
   killDeferrals: number;
   /** The slowest `/healthz` answer of the samples (a stalled event loop answers late). */
   slowestHealthMs: number;
+  /** The same, leaving out start-ups. */
+  slowestHealthRunningMs: number;
   /** What happened when, in seconds from the first spawn. */
   timeline: string[];
 }
@@ -578,6 +580,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       stopCodes,
       killDeferrals,
       slowestHealthMs: Math.max(0, ...samples.map((sample) => sample.ms)),
+      slowestHealthRunningMs: Math.max(
+        0,
+        ...samples
+          .filter((sample) => sample.phase === "running" || sample.phase === "outage")
+          .map((sample) => sample.ms),
+      ),
       timeline,
     };
   } finally {
