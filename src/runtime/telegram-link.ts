@@ -73,7 +73,12 @@ export function linkTelegram(telegram: TelegramBot, options: TelegramLinkOptions
   telegram.observeAttempts(async (previous, method, payload, signal) => {
     if (!everStarted) return previous(method, payload, signal);
     try {
-      const result = await previous(method, payload, signal);
+      // While unreachable, a long poll is sent as a short one: a long poll that Telegram accepts answers
+      // only when it ends (30 s later with no updates), so health would stay 503 that long after an
+      // outage. The runner polls again at once; only this attempt is short.
+      const probe = method === "getUpdates" && isLongPoll(payload) && status.health().state === "unreachable";
+      const sent = probe ? ({ ...payload, timeout: 0 } as typeof payload) : payload;
+      const result = await previous(method, sent, signal);
       if (result.ok) {
         if (method === "getUpdates" && isLongPoll(payload)) supervisor?.answered();
         if (running && !supervisor?.inConflict()) status.up(webhookMode ? "webhook" : "polling");

@@ -6,6 +6,7 @@
  * time, so every replica reports the same totals and a restart loses nothing; latencies are histograms
  * observed in this process; model queue gauges come from the model router's `stats()`.
  */
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { errorMessage } from "../core/errors.ts";
 import type { FloodGateStats } from "../delivery/flood-gate.ts";
@@ -376,6 +377,21 @@ export function createMetrics(sources: MetricsSources): BriefbotMetrics {
     collect() {
       const at = sources.scheduler?.lastTickAt;
       this.set(at ? at.getTime() / 1000 : 0);
+    },
+  });
+
+  // The worst stall since the previous scrape, not a mean: one 2-s stall (a sync parse, a GC pause) is what
+  // makes webhook answers late and Slack re-send, and an average over minutes hides it.
+  const loopDelay = monitorEventLoopDelay({ resolution: 20 });
+  loopDelay.enable();
+  new Gauge({
+    name: "briefbot_event_loop_delay_max_seconds",
+    help: "Longest event-loop delay since the previous scrape (reset at every scrape).",
+    registers,
+    collect() {
+      // max is 0 until a sample lands (a scrape right after the previous one).
+      this.set(loopDelay.max / 1e9);
+      loopDelay.reset();
     },
   });
 

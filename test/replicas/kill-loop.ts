@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inArray } from "drizzle-orm";
-import { type OpenDatabase, openDatabase } from "../../db/client.ts";
+import { type DatabaseConfig, type OpenDatabase, openDatabase } from "../../db/client.ts";
 import { briefingRuns, identities, users } from "../../db/schema/index.ts";
 import { freePort, type RealRun, realBriefbot } from "../helpers/real-briefbot.ts";
 import { startOllamaServer } from "../servers/ollama-server.ts";
@@ -137,7 +137,7 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRes
   };
   const chats: number[] = [];
   try {
-    await seed(dataDir, options, chats);
+    await seed({ dataDir }, options, chats);
     const posts = () =>
       chats.reduce(
         (sum, chat) =>
@@ -179,11 +179,11 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRes
       await bot.exited;
       kills += 1;
     }
-    const atLastKill = await withFolder(dataDir, async (db) => ({
+    const atLastKill = await withFolder({ dataDir }, async (db) => ({
       ...(await countRuns(db)),
       posts: posts(),
     }));
-    const orphanIds = await withFolder(dataDir, async (db) =>
+    const orphanIds = await withFolder({ dataDir }, async (db) =>
       (
         await db.db
           .select({ id: briefingRuns.id })
@@ -280,51 +280,80 @@ export async function runKillLoop(options: KillLoopOptions): Promise<KillLoopRes
   }
 }
 
-/** Users in UTC, linked to Telegram, slots a minute apart from this minute (the first one due at once). */
-async function seed(dataDir: string, options: KillLoopOptions, chats: number[]): Promise<void> {
+export interface SeedOptions {
+  users: number;
+  /** Slots per user (1–4), due a minute apart from this minute (the first one due at once). */
+  slots: number;
+  /**
+   * Each slot's minutes from this minute, for user `index` (overrides `slots`; `null` leaves the slot off).
+   * Times past the end of the day wrap (the slot is then tomorrow's).
+   */
+  slotMinutes?: (index: number) => Array<number | null>;
+  /** Where the users are linked. Default Telegram, each its own private chat. */
+  platform?: "telegram" | "slack";
+  namePrefix?: string;
+}
+
+/**
+ * Users in UTC, linked to Telegram (chat ids from 6 000 000) or Slack (U0SOAK…), created a day ago so
+ * every slot of today counts. Returns their accounts in order; Telegram's are pushed onto `chats` too.
+ */
+export async function seed(
+  database: DatabaseConfig,
+  options: SeedOptions,
+  chats: number[] = [],
+): Promise<Array<{ userId: number; name: string; account: string }>> {
   const now = Date.now();
   const at = (minutes: number) => {
     const date = new Date(now + minutes * 60_000);
     return `${String(date.getUTCHours()).padStart(2, "0")}:${String(date.getUTCMinutes()).padStart(2, "0")}`;
   };
-  const slots = Object.fromEntries(
-    SLOTS.map((slot, index) => [slot, index < options.slots ? at(index) : null]),
-  );
-  await withFolder(dataDir, async (open) => {
+  const slotsOf = (index: number) => {
+    const minutes =
+      options.slotMinutes?.(index) ?? SLOTS.map((_, slot) => (slot < options.slots ? slot : null));
+    return Object.fromEntries(
+      SLOTS.map((slot, position) => {
+        const offset = minutes[position];
+        return [slot, offset === null || offset === undefined ? null : at(offset)];
+      }),
+    ) as { morning: string | null; midday: string | null; afternoon: string | null; evening: string | null };
+  };
+  const platform = options.platform ?? "telegram";
+  return withFolder(database, async (open) => {
     await open.migrate();
     const created = await open.db
       .insert(users)
       .values(
         Array.from({ length: options.users }, (_, index) => ({
-          name: `orphan-${index}`,
+          name: `${options.namePrefix ?? "orphan"}-${index}`,
           timeZone: "UTC",
-          slots: slots as {
-            morning: string | null;
-            midday: string | null;
-            afternoon: string | null;
-            evening: string | null;
-          },
+          slots: slotsOf(index),
           createdAt: new Date(now - 86_400_000),
         })),
       )
-      .returning({ id: users.id });
+      .returning({ id: users.id, name: users.name });
+    const accounts = created.map((user, index) => ({
+      userId: user.id,
+      name: user.name,
+      account: platform === "telegram" ? String(6_000_000 + index) : `U0SOAK${index}`,
+    }));
     await open.db.insert(identities).values(
-      created.map((user, index) => {
-        const chat = 6_000_000 + index;
-        chats.push(chat);
+      accounts.map(({ userId, account }) => {
+        if (platform === "telegram") chats.push(Number(account));
         return {
-          userId: user.id,
-          platform: "telegram" as const,
-          externalUserId: String(chat),
-          chatId: String(chat),
+          userId,
+          platform,
+          externalUserId: account,
+          ...(platform === "telegram" ? { chatId: account } : {}),
         };
       }),
     );
+    return accounts;
   });
 }
 
-async function withFolder<T>(dataDir: string, work: (open: OpenDatabase) => Promise<T>): Promise<T> {
-  const open = await openDatabase({ dataDir });
+async function withFolder<T>(database: DatabaseConfig, work: (open: OpenDatabase) => Promise<T>): Promise<T> {
+  const open = await openDatabase(database);
   try {
     return await work(open);
   } finally {
@@ -332,7 +361,7 @@ async function withFolder<T>(dataDir: string, work: (open: OpenDatabase) => Prom
   }
 }
 
-async function countRuns(open: OpenDatabase): Promise<RunCounts & { runs: number }> {
+export async function countRuns(open: OpenDatabase): Promise<RunCounts & { runs: number }> {
   const rows = await open.db.select({ state: briefingRuns.state }).from(briefingRuns);
   const counts: RunCounts & { runs: number } = {
     runs: rows.length,

@@ -149,6 +149,26 @@ describe("Telegram long polling as the bot runs", { timeout: 120_000 }, () => {
       await telegram.close();
     }
   });
+
+  it("is 200 again as soon as Telegram answers after an outage, not when its first long poll after it ends", async () => {
+    const telegram = await startTelegramServer();
+    const { logger } = capturingLogger();
+    const app = await start(telegram, logger);
+    try {
+      await telegram.waitFor(() => telegram.pollStats().held);
+      telegram.outage(true);
+      await waitForHealth(app.port, (sample) => sample.status === 503, 30_000);
+      telegram.outage(false);
+      // A long poll Telegram accepts answers only when it ends, 30 s on with no updates: health that waited
+      // for it would still say 503 here. The bound leaves room for auto-retry's pause (12 s at most).
+      const healed = await waitForHealth(app.port, (sample) => sample.status === 200, 25_000);
+      expect(healed.telegram).toBe("polling");
+      expect(telegram.pollStats().overlaps).toBe(0);
+    } finally {
+      await app.stop();
+      await telegram.close();
+    }
+  });
 });
 
 async function waitForHealth(

@@ -3,7 +3,7 @@
  * and listening on an ephemeral port of 127.0.0.1 with a close that does not wait for kept-alive sockets.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 
 /** The whole request body as UTF-8 text. */
 export async function readBody(request: IncomingMessage): Promise<string> {
@@ -151,5 +151,39 @@ export async function listen(server: Server, host = "127.0.0.1"): Promise<Listen
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
       }),
+  };
+}
+
+/** How a platform's outage looks from the client: a proxy answering 502 for an upstream that is gone, or
+ * connections reset as soon as they are made (a host that is down, a load balancer with no backend). */
+export type OutageKind = "5xx" | "refuse";
+
+export interface OutageSwitch {
+  /** The outage's kind while it lasts, undefined when the platform is up. */
+  readonly kind: OutageKind | undefined;
+  set(on: boolean, kind?: OutageKind): void;
+}
+
+/**
+ * The part of an outage every platform server shares: while refusing, each new connection is reset the
+ * moment it is accepted, and the ones already open are cut when the outage begins. What a 5xx outage
+ * answers is each server's own (`onStart` ends what it holds open, such as a long poll).
+ */
+export function outageSwitch(server: Server, onStart: (kind: OutageKind) => void): OutageSwitch {
+  let kind: OutageKind | undefined;
+  server.on("connection", (socket: Socket) => {
+    if (kind === "refuse") socket.resetAndDestroy();
+  });
+  return {
+    get kind() {
+      return kind;
+    },
+    set(on, given = "5xx") {
+      const starting = on && kind === undefined;
+      kind = on ? given : undefined;
+      if (!starting) return;
+      onStart(given);
+      if (given === "refuse") server.closeAllConnections();
+    },
   };
 }

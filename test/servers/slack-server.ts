@@ -13,6 +13,7 @@
  *   has elapsed; a call into a closed scope is answered 429 again and flagged `beforeRetryAfter`.
  * - Network failures on demand: the connection reset before the request body is read (before `100 Continue`
  *   when the client asked for it), or the answer lost after the call was carried out.
+ * - {@link SlackServer.outage}: Slack down until switched back (every call 502, or every connection reset).
  * - Inbound side (here → the app): `sendEvent`, `sendCommand`, `pressButton` send properly signed requests
  *   (`v0=` HMAC-SHA256 over `v0:<ts>:<raw body>`) with Slack's exact content types, and report the HTTP status,
  *   body and how long the app took to answer.
@@ -29,7 +30,7 @@
  */
 import { createHmac } from "node:crypto";
 import { EventEmitter } from "node:events";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import {
   type CallTiming,
   createPlatformServer,
@@ -37,6 +38,9 @@ import {
   isUploadedFile,
   listen,
   type NetworkFailure,
+  type OutageKind,
+  type OutageSwitch,
+  outageSwitch,
   parseMultipart,
   readBytes,
   sendJson,
@@ -269,6 +273,11 @@ export interface SlackServer {
   payloads: SlackPayloads;
   /** `method` is answered by `handler` (after scripted rate limits, before the bot token is checked). */
   handleMethod(method: string, handler: MethodHandler): void;
+  /**
+   * Slack goes down until switched off: `5xx` (default) answers every request `502 Bad Gateway` (an HTML
+   * page, as a proxy gives); `refuse` resets every connection. Calls answered 502 are in `calls`.
+   */
+  outage(on: boolean, kind?: OutageKind): void;
   close(): Promise<void>;
 }
 
@@ -355,6 +364,12 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
     response: ServerResponse,
     receivedAt: number,
   ): Promise<void> {
+    if (outage.answered(request, response)) {
+      const method = apiMethodOf(request) ?? "(not an API method)";
+      calls.push({ method, token: undefined, args: {}, status: 502, response: {}, receivedAt });
+      changes.emit("change");
+      return;
+    }
     const path = new URL(request.url ?? "/", "http://localhost").pathname;
     const bytes = await readBytes(request);
     const raw = bytes.toString("utf8");
@@ -790,6 +805,7 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
     },
   };
 
+  const outage = slackOutage(server);
   const listening = await listen(server);
   const base = listening.url;
 
@@ -832,6 +848,7 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
       networkFailures.push({ method, failure, times });
     },
     callsBeforeRetryAfter: () => calls.filter((call) => call.beforeRetryAfter === true),
+    outage: (on, kind) => outage.switch.set(on, kind),
     failChannel(channel, error) {
       if (error === undefined) channelFailures.delete(channel);
       else channelFailures.set(channel, error);
@@ -1013,4 +1030,31 @@ function compareTs(a: string, b: string): number {
   const [aSecs = "0", aMicros = "0"] = a.split(".");
   const [bSecs = "0", bMicros = "0"] = b.split(".");
   return Number(aSecs) - Number(bSecs) || Number(aMicros) - Number(bMicros);
+}
+
+/**
+ * Slack down as its clients see it: every request answered `502 Bad Gateway` by the proxy in front, with
+ * the proxy's HTML page rather than Slack's JSON, or, for `refuse`, every connection reset.
+ */
+function slackOutage(server: Server): {
+  switch: OutageSwitch;
+  answered(request: IncomingMessage, response: ServerResponse): boolean;
+} {
+  const outage = outageSwitch(server, () => {});
+  return {
+    switch: outage,
+    answered(request, response) {
+      if (outage.kind === undefined) return false;
+      request.resume();
+      if (outage.kind === "refuse") {
+        request.socket.resetAndDestroy();
+        return true;
+      }
+      if (!response.headersSent) {
+        response.writeHead(502, { "content-type": "text/html" });
+        response.end("<html><head><title>502 Bad Gateway</title></head><body>502 Bad Gateway</body></html>");
+      }
+      return true;
+    },
+  };
 }

@@ -31,9 +31,11 @@
  * - Every 429 it gives closes its scope (the chat, or the whole token) until `retry_after` has elapsed, as
  *   Telegram does; a send into a closed scope is answered 429 again and flagged `beforeRetryAfter`, so a test
  *   asserts on the server's own arrival times what the bot's flood gate promises.
+ * - {@link TelegramTestServer.outage}: Telegram down until switched back (every method 502, or every
+ *   connection reset), for health and outbox tests of the whole process.
  * - `Expect: 100-continue` is honoured (Node answers it), so a reset "before the body" happens before `100`.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import {
   type CallTiming,
   createPlatformServer,
@@ -41,6 +43,9 @@ import {
   isUploadedFile,
   listen,
   type NetworkFailure,
+  type OutageKind,
+  type OutageSwitch,
+  outageSwitch,
   parseMultipart,
   readBytes,
   sendJson,
@@ -229,6 +234,11 @@ export interface TelegramTestServer {
   waitUntilProcessed(updateId: number, timeoutMs?: number): Promise<void>;
   /** Re-evaluates `probe` after every API call until it returns something other than undefined/false. */
   waitFor<T>(probe: () => T | undefined | false, timeoutMs?: number): Promise<T>;
+  /**
+   * Telegram goes down until switched off: `5xx` (default) answers every method `502 Bad Gateway`, the long
+   * poll open at that moment too; `refuse` resets every connection. Calls answered 502 are in `calls`.
+   */
+  outage(on: boolean, kind?: OutageKind): void;
   close(): Promise<void>;
 }
 
@@ -830,6 +840,11 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
 
   const handle = async (request: IncomingMessage, response: ServerResponse, receivedAt: number) => {
     const { url, match, method } = methodOf(request);
+    if (outage.answered(request, response)) {
+      calls.push({ index: calls.length, method, params: {}, status: 502, receivedAt });
+      notify();
+      return;
+    }
     if (!match) return sendError(response, new ApiError(404, "Not Found"));
     const [, givenToken = ""] = match;
     let params: Record<string, unknown>;
@@ -880,6 +895,13 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
     resetBeforeBody,
     handle,
     onError: (request) => request.socket.destroy(),
+  });
+  const outage = telegramOutage(server, (answer) => {
+    const held = poll;
+    poll = undefined;
+    if (!held) return;
+    clearTimeout(held.timer);
+    answer(held.response);
   });
   const listening = await listen(server);
 
@@ -984,6 +1006,7 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
       failures.push({ ...failure, ...(failure.method ? { method: failure.method.toLowerCase() } : {}) });
     },
     callsBeforeRetryAfter: () => calls.filter((call) => call.beforeRetryAfter === true),
+    outage: (on, kind) => outage.switch.set(on, kind),
     waitUntilProcessed(updateId, timeoutMs) {
       return waitUntil(
         () => confirmedBelow > updateId || undefined,
@@ -1041,6 +1064,31 @@ export async function startTelegramServer(options: TelegramServerOptions = {}): 
 }
 
 const HELD = Symbol("held");
+
+/**
+ * Telegram down as Bot API users see it through its nginx: every method answered `502 Bad Gateway` (the
+ * long poll open when it began too), or, for `refuse`, every connection reset. `endHeldPoll` ends the open
+ * long poll with the answer given.
+ */
+function telegramOutage(
+  server: Server,
+  endHeldPoll: (answer: (response: ServerResponse) => void) => void,
+): { switch: OutageSwitch; answered(request: IncomingMessage, response: ServerResponse): boolean } {
+  const badGateway = (response: ServerResponse) => sendError(response, new ApiError(502, "Bad Gateway"));
+  const outage = outageSwitch(server, (kind) =>
+    endHeldPoll(kind === "5xx" ? badGateway : (response) => response.socket?.resetAndDestroy()),
+  );
+  return {
+    switch: outage,
+    answered(request, response) {
+      if (outage.kind === undefined) return false;
+      request.resume();
+      if (outage.kind === "refuse") request.socket.resetAndDestroy();
+      else badGateway(response);
+      return true;
+    },
+  };
+}
 
 const SENDING_METHODS = new Set([
   "sendmessage",
