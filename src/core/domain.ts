@@ -336,6 +336,10 @@ export interface Task {
   priority: TaskPriority;
   status: TaskStatus;
   completedAt: Date | null;
+  /** Set on a task derived from an account's object: the account it lives on (writes go there). */
+  accountId?: number | null;
+  /** Where it comes from, as receipts say it: "Nextcloud · Personal". Null for a local task. */
+  sourceName?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -415,6 +419,10 @@ export interface CalendarEvent {
   startDate: string | null;
   endDate: string | null;
   status: EventStatus;
+  /** Set on an occurrence derived from an account's VEVENT. */
+  accountId?: number | null;
+  /** "Nextcloud · Personal". */
+  sourceName?: string | null;
 }
 
 /** An event as tools show it: times in the user's zone next to the instants. */
@@ -435,6 +443,8 @@ export interface EventView {
   status: "confirmed" | "tentative";
   source: "calendar" | "chat";
   calendarId: number | null;
+  /** An account's event: where it comes from ("Nextcloud · Personal"). */
+  from?: string;
 }
 
 /** Whose calendar and which days: ranges are the user's local days around `now`. */

@@ -44,6 +44,7 @@ import type {
   TaskQuery,
   User,
 } from "./domain.ts";
+import type { Accounts } from "./accounts/ports.ts";
 import type { Invites } from "./linking/invites-port.ts";
 import type { ForgetQuestions } from "./user-data/forget-flow.ts";
 import type { UserData } from "./user-data/port.ts";
@@ -320,7 +321,7 @@ export interface Confirmations {
 }
 
 /** The kinds of source a briefing may refresh before the model looks. */
-export type SourceKind = "calendar" | "feeds" | "weather";
+export type SourceKind = "calendar" | "feeds" | "weather" | "accounts";
 
 /** How one kind of source stood after a refresh attempt. */
 export interface SourceRefresh {
@@ -439,4 +440,6 @@ export interface Ports {
   userData: UserData;
   /** The open "are you sure?" questions of /forget. */
   forgetQuestions: ForgetQuestions;
+  /** CalDAV and Todoist accounts and the mirror of what they hold. */
+  accounts: Accounts;
 }
