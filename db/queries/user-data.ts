@@ -5,6 +5,7 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
 import {
+  accounts,
   briefingRuns,
   calendars,
   conversations,
@@ -94,6 +95,22 @@ export async function readUserData(db: Database, userId: number) {
       .where(eq(invites.userId, userId))
       .orderBy(asc(invites.id)),
     linkAttempts: await linkAttemptsOf(tx, userId),
+    // Without the sealed secret and its key id: an export never carries a password or token.
+    accounts: await tx
+      .select({
+        id: accounts.id,
+        kind: accounts.kind,
+        label: accounts.label,
+        url: accounts.url,
+        username: accounts.username,
+        collections: accounts.collections,
+        lastSyncAt: accounts.lastSyncAt,
+        lastError: accounts.lastError,
+        createdAt: accounts.createdAt,
+      })
+      .from(accounts)
+      .where(eq(accounts.userId, userId))
+      .orderBy(asc(accounts.id)),
   }));
 }
 

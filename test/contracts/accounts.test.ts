@@ -250,4 +250,23 @@ describeEachStore("accounts", (world) => {
       ),
     ).rejects.toThrow(/no collection \/nope\//);
   });
+
+  it("exports an account without its secret, and forgets it with the user", async () => {
+    const { ports, addUser } = world();
+    const ann = await addUser();
+    const account = await ports.accounts.create(newAccount(ann.id));
+    await ports.accounts.applySync(
+      account.id,
+      "/cal/personal/",
+      { changed: [object("a.ics", "e1", [task("Remote")])], removed: [], full: true, syncState: "t" },
+      at,
+    );
+    const data = await ports.userData.read(ann.id);
+    expect(data?.accounts).toMatchObject([{ id: account.id, label: "Nextcloud", username: "ann" }]);
+    expect(JSON.stringify(data?.accounts)).not.toContain("c2VhbGVk");
+    const counts = await ports.userData.remove(ann.id);
+    expect(counts.accounts).toBe(1);
+    expect(await ports.accounts.listAll()).not.toContainEqual(expect.objectContaining({ id: account.id }));
+    expect(await ports.accounts.objects(account.id)).toEqual([]);
+  });
 });
