@@ -168,10 +168,10 @@ export function createAccounts(db: Database) {
         .returning({ id: accounts.id });
       if (changed.length === 0) throw new NotFoundError(`no account ${accountId}`);
     },
-    async storeObject(accountId: number, collectionId: string, object: DerivedObject): Promise<void> {
-      await db.transaction(async (tx) => {
+    async storeObject(accountId: number, collectionId: string, object: DerivedObject): Promise<number[]> {
+      return db.transaction(async (tx) => {
         const account = await lockedAccount(tx, accountId);
-        await writeObject(tx, account, collectionOf(account, collectionId), object, new Date());
+        return writeObject(tx, account, collectionOf(account, collectionId), object, new Date());
       });
     },
     async objects(accountId: number): Promise<{ collectionId: string; object: RemoteObject }[]> {
@@ -210,7 +210,7 @@ async function writeObject(
   collection: AccountCollection,
   object: DerivedObject,
   at: Date,
-): Promise<void> {
+): Promise<number[]> {
   await tx
     .insert(accountObjects)
     .values({
@@ -237,6 +237,7 @@ async function writeObject(
     eq(tasks.remoteId, object.remoteId),
   );
   const existing = await tx.select({ id: tasks.id }).from(tasks).where(same).orderBy(asc(tasks.id));
+  const ids: number[] = [];
   for (const [index, task] of object.derived.tasks.entries()) {
     const values = {
       title: task.title,
@@ -250,8 +251,16 @@ async function writeObject(
       updatedAt: at,
     };
     const kept = existing[index];
-    if (kept) await tx.update(tasks).set(values).where(eq(tasks.id, kept.id));
-    else await tx.insert(tasks).values({ ...link, ...values, userId: account.userId, createdAt: at });
+    if (kept) {
+      await tx.update(tasks).set(values).where(eq(tasks.id, kept.id));
+      ids.push(kept.id);
+    } else {
+      const [inserted] = await tx
+        .insert(tasks)
+        .values({ ...link, ...values, userId: account.userId, createdAt: at })
+        .returning({ id: tasks.id });
+      if (inserted) ids.push(inserted.id);
+    }
   }
   const extra = existing.slice(object.derived.tasks.length).map((row) => row.id);
   if (extra.length > 0) await tx.delete(tasks).where(inArray(tasks.id, extra));
@@ -278,6 +287,7 @@ async function writeObject(
       })),
     );
   }
+  return ids;
 }
 
 async function dropObjects(

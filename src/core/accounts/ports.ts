@@ -184,8 +184,8 @@ export interface Accounts {
   ) => Promise<void>;
   /** Records a failed sync's reason; the mirror keeps its last good state. */
   recordSyncError: (accountId: number, message: string, at: Date) => Promise<void>;
-  /** Stores one object a write returned, with what it means, as the sync would. */
-  storeObject: (accountId: number, collectionId: string, object: DerivedObject) => Promise<void>;
+  /** Stores one object a write returned, with what it means, as the sync would; the ids of its tasks. */
+  storeObject: (accountId: number, collectionId: string, object: DerivedObject) => Promise<number[]>;
   /** Every mirrored object of the account, to derive again when the expansion window has moved on. */
   objects: (accountId: number) => Promise<{ collectionId: string; object: RemoteObject }[]>;
   dropObject: (accountId: number, collectionId: string, remoteId: string) => Promise<void>;

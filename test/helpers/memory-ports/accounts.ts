@@ -41,7 +41,12 @@ export function createMemoryAccounts(tables: MemoryTables): Accounts {
     );
   }
 
-  function write(account: AccountRow, collection: AccountCollection, object: DerivedObject, at: Date): void {
+  function write(
+    account: AccountRow,
+    collection: AccountCollection,
+    object: DerivedObject,
+    at: Date,
+  ): number[] {
     const stored = tables.accountObjects.find(
       (entry) =>
         entry.accountId === account.id &&
@@ -68,6 +73,7 @@ export function createMemoryAccounts(tables: MemoryTables): Accounts {
     };
     const mine = derivedFrom(account.id, collection.remoteId, new Set([remoteId]));
     const existing = tables.tasks.filter(mine).sort((a, b) => a.id - b.id);
+    const ids: number[] = [];
     object.derived.tasks.forEach((task, index) => {
       const values = {
         title: task.title,
@@ -81,12 +87,14 @@ export function createMemoryAccounts(tables: MemoryTables): Accounts {
         updatedAt: at,
       };
       const kept = existing[index];
+      const id = kept?.id ?? tables.nextId("tasks");
+      ids.push(id);
       if (kept) Object.assign(kept, values);
       else
         tables.tasks.push({
           ...link,
           ...values,
-          id: tables.nextId("tasks"),
+          id,
           userId: account.userId,
           projectId: null,
           createdAt: at,
@@ -108,6 +116,7 @@ export function createMemoryAccounts(tables: MemoryTables): Accounts {
         createdAt: at,
         updatedAt: at,
       });
+    return ids;
   }
 
   return {
@@ -210,7 +219,7 @@ export function createMemoryAccounts(tables: MemoryTables): Accounts {
     },
     async storeObject(accountId, collectionId, object) {
       const account = row(accountId);
-      write(account, collectionOf(account, collectionId), object, tables.now());
+      return write(account, collectionOf(account, collectionId), object, tables.now());
     },
     objects: async (accountId) =>
       tables.accountObjects
