@@ -6,6 +6,8 @@
  * A method scoped by `userId` never reads or changes another user's rows. Writes of a row that is not
  * there (or not the user's) throw an error whose message says so; lookups return undefined.
  */
+
+import type { Accounts } from "./accounts/ports.ts";
 import type {
   BriefingMode,
   BriefingRun,
@@ -44,7 +46,6 @@ import type {
   TaskQuery,
   User,
 } from "./domain.ts";
-import type { Accounts } from "./accounts/ports.ts";
 import type { Invites } from "./linking/invites-port.ts";
 import type { ForgetQuestions } from "./user-data/forget-flow.ts";
 import type { UserData } from "./user-data/port.ts";

@@ -91,8 +91,7 @@ export function createSourceRefresher(options: SourceRefresherOptions): RefreshS
     fetchedAt: Date | null | undefined,
     kind: Exclude<SourceKind, "accounts">,
     now: Date,
-  ): boolean =>
-    !fetchedAt || now.getTime() - fetchedAt.getTime() >= options.maxAgeMinutes[kind] * 60_000;
+  ): boolean => !fetchedAt || now.getTime() - fetchedAt.getTime() >= options.maxAgeMinutes[kind] * 60_000;
 
   return async (user, deadline, onStart) => {
     const now = clock.now();
