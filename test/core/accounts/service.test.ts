@@ -11,6 +11,8 @@ import { fixedClock } from "../../../src/core/clock.ts";
 import type { User } from "../../../src/core/domain.ts";
 import { silentLogger } from "../../../src/core/logger.ts";
 import { taskQuery } from "../../../src/core/tasks.ts";
+import { isMutationResult } from "../../../src/core/tools/define-tool.ts";
+import { completeTaskTool, listTasksTool } from "../../../src/core/tools/tasks.ts";
 import { createSecretCipher } from "../../../src/sources/accounts/secret-cipher.ts";
 import { createMemoryPorts, createMemoryTables } from "../../helpers/memory-ports/index.ts";
 import { insertMemoryUser } from "../../helpers/memory-ports/users.ts";
@@ -225,5 +227,23 @@ describe("write-through", () => {
     const before = server.requests.length;
     await records.completeTask(user.id, local.id, clock.now());
     expect(server.requests.length).toBe(before);
+  });
+
+  it("tells in the tool's receipt and report where the task lives, and offers an Undo that writes back", async () => {
+    const { records, ports, user, task, id } = await synced("Return library book");
+    const context = { user, clock, records, sources: ports.sources };
+    const listed = (await listTasksTool.handler({ filter: "open" }, context)) as {
+      tasks: Array<Record<string, unknown>>;
+    };
+    expect(listed.tasks.find((entry) => entry.id === task.id)).toMatchObject({ from: "Todoist · Personal" });
+    const result = await completeTaskTool.handler({ id: task.id }, context);
+    if (!isMutationResult(result)) throw new Error("not a mutation");
+    expect(result.report).toBe(
+      `Completed task ${task.id} "Return library book ${serial}" on Todoist · Personal`,
+    );
+    expect(result.undo).toEqual({ op: "reopen_task", id: task.id });
+    // What chat/undo.ts runs for that step, through the same Records.
+    await records.reopenTask(user.id, task.id, clock.now());
+    expect(JSON.parse(server.body("personal", id) ?? "{}").done).toBeNull();
   });
 });
