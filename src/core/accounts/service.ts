@@ -112,9 +112,9 @@ export function createAccountService(deps: AccountServiceDeps) {
 
   /** Objects derived for an older window (recurring events, due dates in a moved zone) are derived again. */
   async function rederiveIfMoved(account: Account, window: DeriveOptions & { key: string }): Promise<void> {
-    const last = derivedFor.get(account.id);
+    // Unknown in this process (a restart) counts as moved: the mirror may have been derived days ago.
+    if (derivedFor.get(account.id) === window.key) return;
     derivedFor.set(account.id, window.key);
-    if (last === undefined || last === window.key) return;
     for (const { collectionId, object } of await accounts.objects(account.id)) {
       try {
         await accounts.storeObject(account.id, collectionId, derive(account, object, window));
@@ -137,7 +137,7 @@ export function createAccountService(deps: AccountServiceDeps) {
       const server = await connection(account);
       const kind = provider(account.kind);
       // The window moved since the last derive: the mirror is derived again before the new changes land.
-      if (derivedFor.has(account.id)) await rederiveIfMoved(account, window);
+      await rederiveIfMoved(account, window);
       for (const collection of account.collections.filter((entry) => entry.enabled)) {
         const known = await accounts.known(account.id, collection.remoteId);
         const changes = await kind.sync(server, collection, known);

@@ -143,6 +143,57 @@ describe("account service", () => {
     server.remove("work", `bad${serial}`);
   });
 
+  it("derives the mirror again once the window has moved on, and not before", async () => {
+    serial += 1;
+    const tables = createMemoryTables({ now: () => clock.now() });
+    const ports = createMemoryPorts(tables);
+    const user = insertMemoryUser(tables, { name: `win${serial}`, timeZone: "Europe/London" });
+    const base = taskListProvider("todoist");
+    const windows: string[] = [];
+    const service = createAccountService({
+      accounts: ports.accounts,
+      users: ports.users,
+      // The test provider, noting the window each derive was asked for.
+      providers: providerRegistry([
+        {
+          ...base,
+          derive: (object, options) => {
+            windows.push(`${object.remoteId}@${options.windowStart.toISOString()}`);
+            return base.derive(object, options);
+          },
+        },
+      ]),
+      cipher: createSecretCipher(randomBytes(32).toString("base64")),
+      clock,
+      logger: silentLogger,
+    });
+    server.put("work", `win${serial}`, body(`Windowed ${serial}`));
+    const { account } = await service.addAccount({
+      userId: user.id,
+      kind: "todoist",
+      label: "Todoist",
+      url: server.url,
+      username: null,
+      secret: TOKEN,
+      choose: ["Work"],
+    });
+    await service.syncAccount(account);
+    const mine = () => windows.filter((entry) => entry.startsWith(`work/win${serial}@`));
+    expect(mine()).toHaveLength(1);
+    const stored = async () => (await ports.accounts.get(user.id, account.id)) ?? account;
+    await service.syncAccount(await stored());
+    expect(mine()).toHaveLength(1);
+    const start = clock.now();
+    clock.advance(24 * 60 * 60_000);
+    try {
+      await service.syncAccount(await stored());
+      expect(mine()).toHaveLength(2);
+      expect(mine()[1]).not.toBe(mine()[0]);
+    } finally {
+      clock.set(start);
+    }
+  });
+
   it("records a failed sync and keeps the mirror", async () => {
     serial += 1;
     const { service, ports, user, add, open } = world();
