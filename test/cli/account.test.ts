@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { listTasks } from "../../db/queries/tasks.ts";
-import { createAccounts } from "../../db/stores/index.ts";
+import { createAccounts, createLeases } from "../../db/stores/index.ts";
 import { accountCommands } from "../../src/cli/commands/account.ts";
 import { fixedClock } from "../../src/core/clock.ts";
 import { taskQuery } from "../../src/core/tasks.ts";
@@ -145,5 +145,31 @@ describeEachDatabase("briefbot account", (getDb) => {
     const synced = await withNew("account", "sync", "--user", user.name);
     expect(synced.code).toBe(0);
     expect(synced.stdout).toMatch(/1 changed/);
+  });
+
+  it("skips an account another process is syncing, fetching nothing", async () => {
+    const user = await createTestUser(getDb());
+    await run(
+      "account",
+      "add",
+      "todoist",
+      "--user",
+      user.name,
+      "--token-file",
+      tokenFile,
+      "--url",
+      server.url,
+    );
+    const [account] = await createAccounts(getDb()).list(user.id);
+    await createLeases(getDb()).acquire(
+      `source:account:${account?.id}`,
+      "bot-elsewhere",
+      60_000,
+      clock.now(),
+    );
+    const before = server.requests.length;
+    const result = await run("account", "sync", "--account", String(account?.id));
+    expect(result.stdout).toContain("skipped, another process (bot-elsewhere) is syncing it");
+    expect(server.requests.length).toBe(before);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { findUserByName } from "../../../db/queries/users.ts";
-import { createAccounts } from "../../../db/stores/index.ts";
+import { createAccounts, createLeases } from "../../../db/stores/index.ts";
 import { buildAccountService } from "../../build-core.ts";
 import type { AccountProvider } from "../../core/accounts/ports.ts";
 import type { AccountService } from "../../core/accounts/service.ts";
@@ -13,7 +13,9 @@ import type { Account, AccountKind } from "../../core/domain.ts";
 import { errorMessage } from "../../core/errors.ts";
 import { silentLogger } from "../../core/logger.ts";
 import { redactAddress, redactAddressesIn } from "../../core/redact.ts";
+import { newOwnerId } from "../../runtime/process-lease.ts";
 import { createSecretCipher, NO_SECRET_KEY_TEXT } from "../../sources/accounts/secret-cipher.ts";
+import { createSourceLeases, sourceLeaseName } from "../../sources/source-lease.ts";
 import { type CliContext, CliError, type RegisterCommands, withContext } from "../context.ts";
 import { parsePositiveInt } from "../parse.ts";
 
@@ -132,14 +134,28 @@ export function accountCommands(providers?: readonly AccountProvider[]): Registe
             if (rows.length === 0) throw new CliError(`no account ${wanted} (see: briefbot account list)`);
           }
           if (rows.length === 0) return ctx.out.line("no accounts to sync");
+          // One sync per account across processes: a running bot's background sync is not doubled.
+          const leases = createSourceLeases(createLeases(ctx.db), {
+            owner: newOwnerId("cli"),
+            clock: ctx.clock,
+          });
           let failed = 0;
           for (const row of rows) {
             ctx.out.progress(`syncing account ${row.id} (${row.label})…`);
-            const report = await accounts.syncAccount(row, (line) =>
-              ctx.out.progress(
-                `  ${line.name}: ${line.changed} changed, ${line.removed} removed${line.full ? " (full)" : ""}, ${line.requests} requests, ${line.bytes} bytes${line.skipped.length > 0 ? `; skipped ${line.skipped.join("; ")}` : ""}`,
+            const outcome = await leases.exclusive(sourceLeaseName.account(row.id), () =>
+              accounts.syncAccount(row, (line) =>
+                ctx.out.progress(
+                  `  ${line.name}: ${line.changed} changed, ${line.removed} removed${line.full ? " (full)" : ""}, ${line.requests} requests, ${line.bytes} bytes${line.skipped.length > 0 ? `; skipped ${line.skipped.join("; ")}` : ""}`,
+                ),
               ),
             );
+            if (!outcome.ran) {
+              ctx.out.line(
+                `account ${row.id} (${row.label}): skipped, another process (${outcome.holder ?? "unknown"}) is syncing it`,
+              );
+              continue;
+            }
+            const report = outcome.value;
             if (report.error) {
               failed += 1;
               ctx.out.line(`account ${row.id} (${row.label}): failed: ${redactAddressesIn(report.error)}`);
