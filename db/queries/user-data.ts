@@ -139,6 +139,13 @@ export async function removeUserData(db: Database, userId: number): Promise<Reco
       );
       counts[table] = Number(row?.count ?? 0);
     }
+    // The mirror of the user's accounts has no user column; it goes with the accounts (ON DELETE CASCADE).
+    const [mirror] = rowsOf<{ count: string | number }>(
+      await tx.execute(sql`
+        select count(*) as count from account_objects
+        where account_id in (select id from accounts where user_id = ${userId})`),
+    );
+    counts.account_objects = Number(mirror?.count ?? 0);
     // Failed link attempts name the person's platform account, not the user row, so no cascade reaches them.
     const attempts = await linkAttemptsOf(tx, userId);
     if (attempts.length > 0)

@@ -95,9 +95,12 @@ export function exportDocument(data: StoredUserData, at: Date, options: ExportOp
     accounts: data.accounts.map((account) => {
       // Whatever a store hands over, a secret never leaves in an export, not even with includeSecrets.
       const { secretSealed: _sealed, secretKeyId: _keyId, secret: _secret, ...rest } = account;
+      if (secrets) return rest;
+      // The address is shown as calendars' are: a server path may carry a token.
+      const url = typeof rest.url === "string" ? { url: redactAddress(rest.url) } : {};
       return typeof rest.lastError === "string"
-        ? { ...rest, lastError: redactAddressesIn(rest.lastError) }
-        : rest;
+        ? { ...rest, ...url, lastError: redactAddressesIn(rest.lastError) }
+        : { ...rest, ...url };
     }),
   };
 }

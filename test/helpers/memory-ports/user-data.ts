@@ -85,7 +85,9 @@ export function createMemoryUserData(tables: MemoryTables): UserData {
       const attempts = new Set(attemptsOf(userId).map((attempt) => attempt.id));
       const accountIds = new Set(tables.accounts.filter((row) => row.userId === userId).map((row) => row.id));
       // The mirror has no user column; it goes with its accounts, as ON DELETE CASCADE takes it.
-      removeWhere(tables.accountObjects, (row) => accountIds.has(row.accountId));
+      counts.account_objects = removeWhere(tables.accountObjects, (row) =>
+        accountIds.has(row.accountId),
+      ).length;
       for (const [table, rows] of Object.entries(owned()))
         counts[table] = removeWhere(rows, (row) => row.userId === userId).length;
       counts.forget_questions = 0;
