@@ -46,6 +46,7 @@ import { createScheduler } from "./scheduler/scheduler.ts";
 import { createHealthCheck } from "./server/health.ts";
 import { createHttpServer, type RouteHandler } from "./server/http-server.ts";
 import { createMetrics } from "./server/metrics.ts";
+import { startAccountSync } from "./sources/accounts/account-sync.ts";
 import { startCalendarSync } from "./sources/calendar/calendar-sync-loop.ts";
 import { startFeedSync } from "./sources/feeds/sync-feed.ts";
 import { startPeriodicSync } from "./sources/periodic-sync.ts";
@@ -384,6 +385,12 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
         clock,
         forecastUrl: config.openMeteo.forecastUrl,
         intervalMs: config.sync.weatherMinutes * MINUTE,
+        logger: syncLogger,
+        leases: sourceLeases,
+      }),
+      startAccountSync({
+        service: core.accounts,
+        intervalMs: config.sync.calendarMinutes * MINUTE,
         logger: syncLogger,
         leases: sourceLeases,
       }),

@@ -5,14 +5,18 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Database } from "../db/client.ts";
-import { createDbPorts, createLeases } from "../db/stores/index.ts";
+import { createAccounts, createDbPorts, createLeases, createUsers } from "../db/stores/index.ts";
 import type { Config } from "./config/config.ts";
+import type { AccountProvider } from "./core/accounts/ports.ts";
+import { type AccountService, createAccountService, providerRegistry } from "./core/accounts/service.ts";
 import type { Clock } from "./core/clock.ts";
 import { type Core, composeCore } from "./core/compose.ts";
 import type { Logger } from "./core/logger.ts";
 import type { ModelClient } from "./core/model.ts";
 import type { Ports } from "./core/ports.ts";
 import { createModelClient, type ModelRouter } from "./models/index.ts";
+import { createAccountRefresher } from "./sources/accounts/account-sync.ts";
+import { createSecretCipher, NO_SECRET_KEY_TEXT } from "./sources/accounts/secret-cipher.ts";
 import { createSourceRefresher, type SourceRefresherOptions } from "./sources/refresh-sources.ts";
 import { createSourceLeases } from "./sources/source-lease.ts";
 import { createOpenMeteoGeocoder } from "./sources/weather/geocoder.ts";
@@ -27,16 +31,28 @@ export interface BuildCoreOptions<MODEL extends ModelClient = ModelRouter> {
   model?: MODEL;
   /** This process, as the owner of the runs it makes; it must hold its process lease meanwhile. */
   owner: string;
+  /** CalDAV / Todoist providers; default: the ones this build has (none until they land). */
+  providers?: readonly AccountProvider[];
 }
 
-export function buildCore(options: BuildCoreOptions): Core & { model: ModelRouter; ports: Ports };
+export function buildCore(
+  options: BuildCoreOptions,
+): Core & { model: ModelRouter; ports: Ports; accounts: AccountService };
 export function buildCore<MODEL extends ModelClient>(
   options: BuildCoreOptions<MODEL> & { model: MODEL },
-): Core & { model: MODEL; ports: Ports };
+): Core & { model: MODEL; ports: Ports; accounts: AccountService };
 export function buildCore(
   options: BuildCoreOptions<ModelClient>,
-): Core & { model: ModelClient; ports: Ports } {
+): Core & { model: ModelClient; ports: Ports; accounts: AccountService } {
   const { db, config } = options;
+  const sourceLeases = createSourceLeases(createLeases(db), { owner: options.owner, clock: options.clock });
+  const accounts = buildAccountService({
+    db,
+    config,
+    clock: options.clock,
+    logger: options.logger,
+    providers: options.providers ?? DEFAULT_PROVIDERS,
+  });
   const ports = databasePorts(db, {
     fetch: options.fetch,
     clock: options.clock,
@@ -48,7 +64,14 @@ export function buildCore(
     },
     logger: options.logger,
     network: config.sources,
-    sourceLeases: createSourceLeases(createLeases(db), { owner: options.owner, clock: options.clock }),
+    sourceLeases,
+    accounts: createAccountRefresher({
+      service: accounts,
+      listAccounts: (userId) => createAccounts(db).list(userId),
+      maxAgeMinutes: config.sync.calendarMinutes,
+      now: () => options.clock.now(),
+      leases: sourceLeases,
+    }),
   });
   const model =
     options.model ??
@@ -62,6 +85,7 @@ export function buildCore(
     selfSignup: config.access.selfSignup,
     geocoder: createOpenMeteoGeocoder(options.fetch, config.openMeteo.geocodingUrl),
     owner: options.owner,
+    accounts,
     config: {
       receiptMaxAgeMinutes: config.briefing.receiptMaxAgeMinutes,
       retentionDays: config.briefing.retentionDays,
@@ -73,16 +97,55 @@ export function buildCore(
       staleAfterMinutes: config.briefing.staleAfterMinutes,
     },
   });
-  return { ...core, model, ports };
+  return { ...core, model, ports, accounts };
+}
+
+/** The providers this build has; the CalDAV and Todoist ones are added here as they land. */
+const DEFAULT_PROVIDERS: readonly AccountProvider[] = [];
+
+/** The account service over the database, with the key from the configuration (or none). */
+export function buildAccountService(options: {
+  db: Database;
+  config: Pick<Config, "secretKey">;
+  clock: Clock;
+  logger: Logger;
+  providers?: readonly AccountProvider[];
+}): AccountService {
+  return createAccountService({
+    accounts: createAccounts(options.db),
+    users: createUsers(options.db),
+    providers: providerRegistry(options.providers ?? DEFAULT_PROVIDERS),
+    cipher: options.config.secretKey ? createSecretCipher(options.config.secretKey) : undefined,
+    clock: options.clock,
+    logger: options.logger,
+    noKeyText: NO_SECRET_KEY_TEXT,
+  });
 }
 
 /** The core's ports over one database, with `Sources.refresh` fetching stale sources at the edge. */
-export function databasePorts(db: Database, refresh: Omit<SourceRefresherOptions, "db">): Ports {
+export function databasePorts(
+  db: Database,
+  refresh: Omit<SourceRefresherOptions, "db"> & { accounts?: ReturnType<typeof createAccountRefresher> },
+): Ports {
   const stores = createDbPorts(db);
+  const { accounts, ...rest } = refresh;
+  const sources = createSourceRefresher({ db, ...rest });
   // The stores fit the core's ports structurally; this assignment is where the compiler checks it.
   const ports: Ports = {
     ...stores,
-    sources: { ...stores.sources, refresh: createSourceRefresher({ db, ...refresh }) },
+    sources: {
+      ...stores.sources,
+      refresh: accounts
+        ? async (user, deadline, onStart) => {
+            // Accounts are synced beside the other sources, under the same deadline.
+            const [others, ofAccounts] = await Promise.all([
+              sources(user, deadline, onStart),
+              accounts(user, deadline),
+            ]);
+            return [...others, ofAccounts];
+          }
+        : sources,
+    },
   };
   return ports;
 }

@@ -114,8 +114,9 @@ function toView(row: CalendarEvent, zone: string, fromDate: string, toDate: stri
     endsAt: row.endsAt.toISOString(),
     days,
     status: row.status === "tentative" ? "tentative" : "confirmed",
-    source: row.calendarId === null ? "chat" : "calendar",
+    source: row.calendarId === null && !row.accountId ? "chat" : "calendar",
     calendarId: row.calendarId,
+    ...(row.sourceName ? { from: row.sourceName } : {}),
   };
 }
 
@@ -191,7 +192,9 @@ export async function updateEvent(
   const [row] = await db
     .update(events)
     .set(set)
-    .where(and(eq(events.id, id), eq(events.userId, userId), isNull(events.calendarId)))
+    .where(
+      and(eq(events.id, id), eq(events.userId, userId), isNull(events.calendarId), isNull(events.accountId)),
+    )
     .returning();
   return row;
 }
@@ -199,7 +202,9 @@ export async function updateEvent(
 export async function deleteEvent(db: Database, userId: number, id: number): Promise<boolean> {
   const deleted = await db
     .delete(events)
-    .where(and(eq(events.id, id), eq(events.userId, userId), isNull(events.calendarId)))
+    .where(
+      and(eq(events.id, id), eq(events.userId, userId), isNull(events.calendarId), isNull(events.accountId)),
+    )
     .returning({ id: events.id });
   return deleted.length > 0;
 }

@@ -5,6 +5,7 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
 import {
+  accounts,
   briefingRuns,
   calendars,
   conversations,
@@ -94,6 +95,22 @@ export async function readUserData(db: Database, userId: number) {
       .where(eq(invites.userId, userId))
       .orderBy(asc(invites.id)),
     linkAttempts: await linkAttemptsOf(tx, userId),
+    // Without the sealed secret and its key id: an export never carries a password or token.
+    accounts: await tx
+      .select({
+        id: accounts.id,
+        kind: accounts.kind,
+        label: accounts.label,
+        url: accounts.url,
+        username: accounts.username,
+        collections: accounts.collections,
+        lastSyncAt: accounts.lastSyncAt,
+        lastError: accounts.lastError,
+        createdAt: accounts.createdAt,
+      })
+      .from(accounts)
+      .where(eq(accounts.userId, userId))
+      .orderBy(asc(accounts.id)),
   }));
 }
 
@@ -122,6 +139,13 @@ export async function removeUserData(db: Database, userId: number): Promise<Reco
       );
       counts[table] = Number(row?.count ?? 0);
     }
+    // The mirror of the user's accounts has no user column; it goes with the accounts (ON DELETE CASCADE).
+    const [mirror] = rowsOf<{ count: string | number }>(
+      await tx.execute(sql`
+        select count(*) as count from account_objects
+        where account_id in (select id from accounts where user_id = ${userId})`),
+    );
+    counts.account_objects = Number(mirror?.count ?? 0);
     // Failed link attempts name the person's platform account, not the user row, so no cascade reaches them.
     const attempts = await linkAttemptsOf(tx, userId);
     if (attempts.length > 0)

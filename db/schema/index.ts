@@ -1,3 +1,4 @@
+export * from "./accounts.ts";
 export * from "./briefings.ts";
 export * from "./coordination.ts";
 export * from "./enums.ts";

@@ -10,6 +10,7 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+import { accounts } from "./accounts.ts";
 import { eventStatusEnum } from "./enums.ts";
 import { users } from "./users.ts";
 
@@ -71,6 +72,11 @@ export const events = pgTable(
     /** The zone the event was written in (TZID), for display. */
     timeZone: text(),
     status: eventStatusEnum().notNull().default("confirmed"),
+    /** An occurrence derived from an account's VEVENT: as on `tasks`. Null for ICS and chat events. */
+    accountId: integer().references(() => accounts.id, { onDelete: "cascade" }),
+    accountCollectionId: text(),
+    remoteId: text(),
+    sourceName: text(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
@@ -78,6 +84,7 @@ export const events = pgTable(
     index("events_user_start_idx").on(t.userId, t.startsAt),
     index("events_user_dates_idx").on(t.userId, t.startDate),
     uniqueIndex("events_calendar_instance_idx").on(t.calendarId, t.uid, t.instanceKey),
+    index("events_account_remote_idx").on(t.accountId, t.accountCollectionId, t.remoteId),
   ],
 );
 export type CalendarEvent = typeof events.$inferSelect;

@@ -18,6 +18,7 @@ import {
   type SlotTimes,
   type TaskPriority,
 } from "../../src/core/domain.ts";
+import { accounts } from "./accounts.ts";
 import {
   briefingModeEnum,
   platformEnum,
@@ -105,10 +106,22 @@ export const tasks = pgTable(
     priority: taskPriorityEnum().notNull().default("normal"),
     status: taskStatusEnum().notNull().default("open"),
     completedAt: timestamp({ withTimezone: true }),
+    /**
+     * A task derived from an account's object (CalDAV VTODO, Todoist item): the account, the collection's
+     * remote id, the object's remote id, and the collection as receipts name it ("Nextcloud · Personal").
+     * Null for tasks that live only here. Deleting the account deletes its tasks.
+     */
+    accountId: integer().references(() => accounts.id, { onDelete: "cascade" }),
+    accountCollectionId: text(),
+    remoteId: text(),
+    sourceName: text(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("tasks_user_status_due_idx").on(t.userId, t.status, t.dueDate)],
+  (t) => [
+    index("tasks_user_status_due_idx").on(t.userId, t.status, t.dueDate),
+    index("tasks_account_remote_idx").on(t.accountId, t.accountCollectionId, t.remoteId),
+  ],
 );
 export type Task = typeof tasks.$inferSelect;
 export type NewTask = typeof tasks.$inferInsert;

@@ -4,6 +4,7 @@
  * the compiler checks the fit.
  */
 import type { Database } from "../client.ts";
+import { createAccounts } from "./accounts.ts";
 import { createConfirmations } from "./confirmations.ts";
 import { createConversations } from "./conversations.ts";
 import { createForgetQuestions } from "./forget-questions.ts";
@@ -35,9 +36,11 @@ export function createDbPorts(db: Database) {
     invites: createInvites(db),
     userData: createUserData(db),
     forgetQuestions: createForgetQuestions(db),
+    accounts: createAccounts(db),
   };
 }
 
+export { createAccounts } from "./accounts.ts";
 export { createConfirmations } from "./confirmations.ts";
 export { createConversations } from "./conversations.ts";
 export { createForgetQuestions } from "./forget-questions.ts";

@@ -6,7 +6,8 @@
 import { extname } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { BriefbotError } from "../core/errors.ts";
+import { BriefbotError, errorMessage } from "../core/errors.ts";
+import { parseSecretKey } from "../sources/accounts/secret-cipher.ts";
 import { allowHostProblem, type NetworkPolicy } from "../sources/network/address-policy.ts";
 import { DEFAULT_OPEN_METEO_GEOCODING_URL } from "../sources/weather/geocoding.ts";
 import { DEFAULT_OPEN_METEO_URL } from "../sources/weather/open-meteo-forecast.ts";
@@ -57,6 +58,8 @@ export interface Config {
   };
   /** Who may start using the bot: with `selfSignup`, `/start` from a stranger creates their user. */
   access: { selfSignup: boolean };
+  /** The key account secrets are sealed with (BRIEFBOT_SECRET_KEY or its _FILE); undefined when unset. */
+  secretKey: string | undefined;
   logLevel: string;
 }
 
@@ -128,6 +131,18 @@ const EnvSchema = z.object({
       .regex(/^\d+$/, "must be a port number")
       .transform(Number)
       .refine((port) => port >= 1 && port <= 65535, "must be between 1 and 65535")
+      .optional(),
+  ),
+  BRIEFBOT_SECRET_KEY: optionalText.pipe(
+    z
+      .string()
+      .superRefine((text, context) => {
+        try {
+          parseSecretKey(text);
+        } catch (error) {
+          context.addIssue({ code: "custom", message: errorMessage(error) });
+        }
+      })
       .optional(),
   ),
   LOG_LEVEL: optionalText.pipe(
@@ -314,6 +329,7 @@ export function loadConfig(env: Environment, readFile: (path: string) => string)
       undoMinutes: briefing.undo_minutes,
     },
     access: { selfSignup: file?.access.self_signup ?? false },
+    secretKey: vars.BRIEFBOT_SECRET_KEY,
     logLevel: vars.LOG_LEVEL ?? "info",
   };
 }
@@ -328,6 +344,7 @@ export const SECRET_VARIABLES = [
   "SLACK_BOT_TOKEN",
   "SLACK_SIGNING_SECRET",
   "SLACK_APP_TOKEN",
+  "BRIEFBOT_SECRET_KEY",
 ] as const;
 
 /**

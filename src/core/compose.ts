@@ -3,6 +3,9 @@
  * check-in hook) in; the `Assistant` facade and the scheduler's briefing generator out. The app, the CLI,
  * the bench and the tests all build the core here.
  */
+
+import type { AccountService } from "./accounts/service.ts";
+import { writeThroughRecords } from "./accounts/write-through.ts";
 import type { Assistant, BriefingOutcome } from "./assistant.ts";
 import { createAssistant } from "./assistant-service.ts";
 import { runBriefing } from "./briefing/run-briefing.ts";
@@ -40,6 +43,11 @@ export interface CoreOptions {
   selfSignup?: boolean | undefined;
   /** Place names → places, for /settings; without it a place cannot be changed in chat. */
   geocoder?: Geocoder | undefined;
+  /**
+   * CalDAV and Todoist accounts: with it, a change to an account's task (in a tool, a confirmation or an
+   * Undo) is written to the server first. Without it, account tasks are read-only mirrors like any row.
+   */
+  accounts?: AccountService | undefined;
 }
 
 /** A run the scheduler claimed, to generate now. */
@@ -63,8 +71,14 @@ export interface Core {
 }
 
 export function composeCore(options: CoreOptions): Core {
+  const ports: Ports = options.accounts
+    ? {
+        ...options.ports,
+        records: writeThroughRecords(options.ports.records, options.accounts, options.ports.users),
+      }
+    : options.ports;
   const deps: CoreDeps = {
-    ports: options.ports,
+    ports,
     model: options.model,
     clock: options.clock,
     ids: options.ids ?? sequentialIds("runner"),

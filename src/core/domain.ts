@@ -336,6 +336,10 @@ export interface Task {
   priority: TaskPriority;
   status: TaskStatus;
   completedAt: Date | null;
+  /** Set on a task derived from an account's object: the account it lives on (writes go there). */
+  accountId?: number | null;
+  /** Where it comes from, as receipts say it: "Nextcloud · Personal". Null for a local task. */
+  sourceName?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -415,6 +419,10 @@ export interface CalendarEvent {
   startDate: string | null;
   endDate: string | null;
   status: EventStatus;
+  /** Set on an occurrence derived from an account's VEVENT. */
+  accountId?: number | null;
+  /** "Nextcloud · Personal". */
+  sourceName?: string | null;
 }
 
 /** An event as tools show it: times in the user's zone next to the instants. */
@@ -435,6 +443,8 @@ export interface EventView {
   status: "confirmed" | "tentative";
   source: "calendar" | "chat";
   calendarId: number | null;
+  /** An account's event: where it comes from ("Nextcloud · Personal"). */
+  from?: string;
 }
 
 /** Whose calendar and which days: ranges are the user's local days around `now`. */
@@ -541,4 +551,118 @@ export interface InboundUpdate {
   /** The process handling it. */
   claimedBy: string;
   handledAt: Date | null;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// A person's own task and calendar servers (CalDAV, Todoist): accounts and the mirror of what they hold.
+// The interfaces between the parts are in accounts/ports.ts.
+
+export const ACCOUNT_KINDS = ["caldav", "todoist"] as const;
+export type AccountKind = (typeof ACCOUNT_KINDS)[number];
+
+/** What a remote collection holds: CalDAV's supported-calendar-component-set, Todoist projects are tasks. */
+export type CollectionContent = "events" | "tasks";
+
+export interface RemoteCollection {
+  /** The collection's href (CalDAV) or project id (Todoist). */
+  remoteId: string;
+  /** Its display name ("Personal", "Inbox"). */
+  name: string;
+  holds: CollectionContent[];
+}
+
+/** A collection of an account, as stored: whether the user chose it, and where its sync stands. */
+export interface AccountCollection extends RemoteCollection {
+  enabled: boolean;
+  /**
+   * The provider's own position (a sync-token or ctag, a Todoist sync_token); opaque to the core. Null
+   * before the first sync, and after the server said the token is no longer valid.
+   */
+  syncState: string | null;
+}
+
+export interface Account {
+  id: number;
+  userId: number;
+  kind: AccountKind;
+  /** How receipts name it: "Nextcloud", "Todoist". */
+  label: string;
+  /** The server's address (CalDAV) or the API's base URL (Todoist). */
+  url: string;
+  /** CalDAV user name; null for token accounts. */
+  username: string | null;
+  collections: AccountCollection[];
+  lastSyncAt: Date | null;
+  /** Why the latest sync failed, one line; null when it succeeded or none ran. */
+  lastError: string | null;
+  createdAt: Date;
+}
+
+/** The stored secret: ciphertext with its key id, never the password itself. */
+export interface SealedSecret {
+  /** Which key sealed it, so rotation can tell old from new. */
+  keyId: string;
+  /** base64 of nonce | ciphertext | tag (AES-256-GCM). */
+  sealed: string;
+}
+
+export interface NewAccount {
+  userId: number;
+  kind: AccountKind;
+  label: string;
+  url: string;
+  username: string | null;
+  secret: SealedSecret;
+  collections: AccountCollection[];
+  createdAt: Date;
+}
+
+/** One object on the server, as the mirror keeps it. */
+export interface RemoteObject {
+  /** The object's href (CalDAV) or item id (Todoist); unique within its collection. */
+  remoteId: string;
+  /** The server's version: the ETag (CalDAV), `updated_at` (Todoist, which has no ETag). */
+  etag: string;
+  /** VTODO / VEVENT objects are iCalendar text; Todoist items are their JSON as the API sent them. */
+  format: "icalendar" | "todoist-json";
+  body: string;
+}
+
+/** A task as one remote object describes it (a recurring VTODO: its current occurrence). */
+export interface DerivedTask {
+  title: string;
+  notes: string;
+  /** The user's local date ("YYYY-MM-DD"), a DUE with TZID already moved into the user's zone. */
+  dueDate: string | null;
+  dueTime: string | null;
+  priority: "low" | "normal" | "high";
+  status: "open" | "done";
+  completedAt: Date | null;
+  /** RELATED-TO (CalDAV) or parent_id (Todoist): the parent's remoteId, for subtasks. */
+  parentRemoteId: string | null;
+  /** CATEGORIES (CalDAV) or labels (Todoist). */
+  labels: string[];
+}
+
+/** One occurrence of an event inside the expansion window, as the ICS calendars store them. */
+export interface DerivedEvent {
+  title: string;
+  description: string;
+  location: string;
+  allDay: boolean;
+  startsAt: Date;
+  endsAt: Date;
+  startDate: string | null;
+  endDate: string | null;
+  status: "confirmed" | "tentative" | "cancelled";
+}
+
+export interface DerivedItems {
+  tasks: DerivedTask[];
+  events: DerivedEvent[];
+}
+
+/** An object with what it means, as the store applies it. */
+export interface DerivedObject extends RemoteObject {
+  derived: DerivedItems;
 }

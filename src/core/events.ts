@@ -31,6 +31,7 @@ const SOURCE_WORDS: Record<SourceKind, string> = {
   weather: "weather",
   calendar: "calendars",
   feeds: "feeds",
+  accounts: "task and calendar accounts",
 };
 
 /**

@@ -6,6 +6,8 @@
  * A method scoped by `userId` never reads or changes another user's rows. Writes of a row that is not
  * there (or not the user's) throw an error whose message says so; lookups return undefined.
  */
+
+import type { Accounts } from "./accounts/ports.ts";
 import type {
   BriefingMode,
   BriefingRun,
@@ -321,7 +323,7 @@ export interface Confirmations {
 }
 
 /** The kinds of source a briefing may refresh before the model looks. */
-export type SourceKind = "calendar" | "feeds" | "weather";
+export type SourceKind = "calendar" | "feeds" | "weather" | "accounts";
 
 /** How one kind of source stood after a refresh attempt. */
 export interface SourceRefresh {
@@ -479,4 +481,6 @@ export interface Ports {
   userData: UserData;
   /** The open "are you sure?" questions of /forget. */
   forgetQuestions: ForgetQuestions;
+  /** CalDAV and Todoist accounts and the mirror of what they hold. */
+  accounts: Accounts;
 }

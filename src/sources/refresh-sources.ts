@@ -30,7 +30,7 @@ export interface SourceRefresherOptions {
   /** Open-Meteo base, as the weather sync uses it. */
   forecastUrl: string;
   /** How old each kind may be before a briefing fetches it again: the background syncs' intervals. */
-  maxAgeMinutes: Record<SourceKind, number>;
+  maxAgeMinutes: Record<Exclude<SourceKind, "accounts">, number> & { accounts?: number };
   logger?: Pick<Logger, "warn"> | undefined;
   /** Which addresses calendar and feed fetches may reach (`sources` in BRIEFBOT_CONFIG). */
   network?: NetworkPolicy | undefined;
@@ -87,8 +87,11 @@ export function createSourceRefresher(options: SourceRefresherOptions): RefreshS
     return started;
   };
 
-  const isOld = (fetchedAt: Date | null | undefined, kind: SourceKind, now: Date): boolean =>
-    !fetchedAt || now.getTime() - fetchedAt.getTime() >= options.maxAgeMinutes[kind] * 60_000;
+  const isOld = (
+    fetchedAt: Date | null | undefined,
+    kind: Exclude<SourceKind, "accounts">,
+    now: Date,
+  ): boolean => !fetchedAt || now.getTime() - fetchedAt.getTime() >= options.maxAgeMinutes[kind] * 60_000;
 
   return async (user, deadline, onStart) => {
     const now = clock.now();

@@ -41,6 +41,10 @@ function stored(): StoredUserData {
     platformMessages: [],
     invites: [],
     linkAttempts: [],
+    // A store that handed out a sealed secret by mistake still exports none of it.
+    accounts: [
+      { id: 3, label: "Nextcloud", secretSealed: "SEALED-s3cr3t", secretKeyId: "k1", lastError: null },
+    ],
   };
 }
 

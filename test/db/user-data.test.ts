@@ -31,11 +31,17 @@ const OWNERSHIP: Record<string, Ownership> = {
   users: { kind: "owned", paths: [{ column: "id" }] },
   identities: byUser(),
   projects: byUser(),
-  tasks: byUser(["project_id", "projects"]),
+  tasks: byUser(["project_id", "projects"], ["account_id", "accounts"]),
+  accounts: byUser(),
+  // The mirror of an account's server goes with the account.
+  account_objects: {
+    kind: "owned",
+    paths: [{ column: "account_id", parent: { table: "accounts", key: "id" } }],
+  },
   notes: byUser(),
   calendars: byUser(),
   // Events of the user's subscriptions go with the subscription.
-  events: byUser(["calendar_id", "calendars"]),
+  events: byUser(["calendar_id", "calendars"], ["account_id", "accounts"]),
   feeds: byUser(),
   feed_items: byUser(["feed_id", "feeds"]),
   briefing_runs: byUser(),

@@ -31,6 +31,7 @@ import {
   type User,
   weatherCache,
 } from "../../db/schema/index.ts";
+import { createAccounts } from "../../db/stores/index.ts";
 import { createTestUser } from "./database.ts";
 
 export interface SeededUser {
@@ -180,6 +181,29 @@ export async function seedUserData(
     threadKey: `telegram:${marker}:1`,
   });
   await db.insert(forgetQuestions).values({ userId, token: marker, step: 1, expiresAt: AT });
+  // A CalDAV account with one mirrored object.
+  const accounts = createAccounts(db);
+  const account = await accounts.create({
+    userId,
+    kind: "caldav",
+    label: `Nextcloud ${marker}`,
+    url: `https://cloud.example/dav/${token}`,
+    username: marker,
+    secret: { keyId: "k", sealed: `sealed-${token}` },
+    collections: [{ remoteId: "/p/", name: "Personal", holds: ["tasks"], enabled: true, syncState: null }],
+    createdAt: AT,
+  });
+  await accounts.storeObject(account.id, "/p/", {
+    remoteId: `${marker}.ics`,
+    etag: "e1",
+    format: "icalendar",
+    body: `BEGIN:VTODO ${marker}`,
+    derived: {
+      // No derived task: the suites that count a user's tasks expect the one seeded above.
+      tasks: [],
+      events: [],
+    },
+  });
   // Shared caches: keyed by place and by platform event, never by user.
   await db
     .insert(weatherCache)

@@ -51,6 +51,11 @@ export const COMMAND_FAMILIES: LazyCommandFamily[] = [
     load: async () => (await import("./feed.ts")).registerFeedCommands,
   },
   {
+    name: "account",
+    description: "a user's CalDAV and Todoist accounts",
+    load: async () => (await import("./account.ts")).registerAccountCommands,
+  },
+  {
     name: "weather",
     description: "a user's forecast (cached; refreshed when older than 30 minutes)",
     load: async () => (await import("./weather.ts")).registerWeatherCommands,

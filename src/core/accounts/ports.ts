@@ -14,56 +14,36 @@
  * The core's account service (sync, write-through, conflicts) joins them; nothing else changes an
  * account's rows.
  */
+import type {
+  Account,
+  AccountCollection,
+  AccountKind,
+  DerivedItems,
+  DerivedObject,
+  NewAccount,
+  RemoteCollection,
+  RemoteObject,
+  SealedSecret,
+} from "../domain.ts";
 import { BriefbotError } from "../errors.ts";
 
-export const ACCOUNT_KINDS = ["caldav", "todoist"] as const;
-export type AccountKind = (typeof ACCOUNT_KINDS)[number];
+// The data shapes live in domain.ts, the vocabulary db/ may read; the interfaces between the parts stay here.
 
-/** What a remote collection holds: CalDAV's supported-calendar-component-set, Todoist projects are tasks. */
-export type CollectionContent = "events" | "tasks";
-
-export interface RemoteCollection {
-  /** The collection's href (CalDAV) or project id (Todoist). */
-  remoteId: string;
-  /** Its display name ("Personal", "Inbox"). */
-  name: string;
-  holds: CollectionContent[];
-}
-
-/** A collection of an account, as stored: whether the user chose it, and where its sync stands. */
-export interface AccountCollection extends RemoteCollection {
-  enabled: boolean;
-  /**
-   * The provider's own position (a sync-token or ctag, a Todoist sync_token); opaque to the core. Null
-   * before the first sync, and after the server said the token is no longer valid.
-   */
-  syncState: string | null;
-}
-
-export interface Account {
-  id: number;
-  userId: number;
-  kind: AccountKind;
-  /** How receipts name it: "Nextcloud", "Todoist". */
-  label: string;
-  /** The server's address (CalDAV) or the API's base URL (Todoist). */
-  url: string;
-  /** CalDAV user name; null for token accounts. */
-  username: string | null;
-  collections: AccountCollection[];
-  lastSyncAt: Date | null;
-  /** Why the latest sync failed, one line; null when it succeeded or none ran. */
-  lastError: string | null;
-  createdAt: Date;
-}
-
-/** The stored secret: ciphertext with its key id, never the password itself. */
-export interface SealedSecret {
-  /** Which key sealed it, so rotation can tell old from new. */
-  keyId: string;
-  /** base64 of nonce | ciphertext | tag (AES-256-GCM). */
-  sealed: string;
-}
+export {
+  ACCOUNT_KINDS,
+  type Account,
+  type AccountCollection,
+  type AccountKind,
+  type CollectionContent,
+  type DerivedEvent,
+  type DerivedItems,
+  type DerivedObject,
+  type DerivedTask,
+  type NewAccount,
+  type RemoteCollection,
+  type RemoteObject,
+  type SealedSecret,
+} from "../domain.ts";
 
 export interface SecretCipher {
   /** The id of the key `seal` uses now. */
@@ -73,72 +53,11 @@ export interface SecretCipher {
   open: (secret: SealedSecret) => string;
 }
 
-export interface NewAccount {
-  userId: number;
-  kind: AccountKind;
-  label: string;
-  url: string;
-  username: string | null;
-  secret: SealedSecret;
-  collections: AccountCollection[];
-  createdAt: Date;
-}
-
-/** One object on the server, as the mirror keeps it. */
-export interface RemoteObject {
-  /** The object's href (CalDAV) or item id (Todoist); unique within its collection. */
-  remoteId: string;
-  /** The server's version: the ETag (CalDAV), `updated_at` (Todoist, which has no ETag). */
-  etag: string;
-  /** VTODO / VEVENT objects are iCalendar text; Todoist items are their JSON as the API sent them. */
-  format: "icalendar" | "todoist-json";
-  body: string;
-}
-
-/** A task as one remote object describes it (a recurring VTODO: its current occurrence). */
-export interface DerivedTask {
-  title: string;
-  notes: string;
-  /** The user's local date ("YYYY-MM-DD"), a DUE with TZID already moved into the user's zone. */
-  dueDate: string | null;
-  dueTime: string | null;
-  priority: "low" | "normal" | "high";
-  status: "open" | "done";
-  completedAt: Date | null;
-  /** RELATED-TO (CalDAV) or parent_id (Todoist): the parent's remoteId, for subtasks. */
-  parentRemoteId: string | null;
-  /** CATEGORIES (CalDAV) or labels (Todoist). */
-  labels: string[];
-}
-
-/** One occurrence of an event inside the expansion window, as the ICS calendars store them. */
-export interface DerivedEvent {
-  title: string;
-  description: string;
-  location: string;
-  allDay: boolean;
-  startsAt: Date;
-  endsAt: Date;
-  startDate: string | null;
-  endDate: string | null;
-  status: "confirmed" | "tentative" | "cancelled";
-}
-
-export interface DerivedItems {
-  tasks: DerivedTask[];
-  events: DerivedEvent[];
-}
-
 /** The window recurring events are expanded in, and the zone floating times and due dates are read in. */
 export interface DeriveOptions {
   windowStart: Date;
   windowEnd: Date;
   timeZone: string;
-}
-
-/** An object with what it means, as the store applies it. */
-export interface DerivedObject extends RemoteObject {
-  derived: DerivedItems;
 }
 
 /** What one collection's sync found since its stored position. */
@@ -265,8 +184,8 @@ export interface Accounts {
   ) => Promise<void>;
   /** Records a failed sync's reason; the mirror keeps its last good state. */
   recordSyncError: (accountId: number, message: string, at: Date) => Promise<void>;
-  /** Stores one object a write returned, with what it means, as the sync would. */
-  storeObject: (accountId: number, collectionId: string, object: DerivedObject) => Promise<void>;
+  /** Stores one object a write returned, with what it means, as the sync would; the ids of its tasks. */
+  storeObject: (accountId: number, collectionId: string, object: DerivedObject) => Promise<number[]>;
   /** Every mirrored object of the account, to derive again when the expansion window has moved on. */
   objects: (accountId: number) => Promise<{ collectionId: string; object: RemoteObject }[]>;
   dropObject: (accountId: number, collectionId: string, remoteId: string) => Promise<void>;

@@ -16,6 +16,8 @@ export function taskView(task: Task, projectNames?: ReadonlyMap<number, string>)
     priority: task.priority === "normal" ? null : task.priority,
     status: task.status === "open" ? null : task.status,
     project: task.projectId !== null ? (projectNames?.get(task.projectId) ?? task.projectId) : null,
+    /** Where an account's task lives ("Nextcloud · Personal"); absent for a local task. */
+    from: task.sourceName ?? null,
     notes: clip(task.notes, 80),
   });
 }

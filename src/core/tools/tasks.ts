@@ -153,7 +153,7 @@ export const completeTaskTool = defineTool({
     const task = await context.records.completeTask(context.user.id, id, context.clock.now());
     return mutation(
       { completed: taskView(task) },
-      `Completed task ${task.id} "${task.title}"`,
+      `Completed task ${task.id} "${task.title}"${task.sourceName ? ` on ${task.sourceName}` : ""}`,
       before.status === "open" ? { op: "reopen_task", id: task.id } : undefined,
     );
   },
@@ -171,7 +171,10 @@ export const deleteTaskTool = defineTool({
   },
   async handler({ id }, context) {
     const task = await context.records.deleteTask(context.user.id, id);
-    return mutation({ deleted: taskView(task) }, `Deleted task ${task.id} "${task.title}"`);
+    return mutation(
+      { deleted: taskView(task) },
+      `Deleted task ${task.id} "${task.title}"${task.sourceName ? ` from ${task.sourceName}` : ""}`,
+    );
   },
 });
 
@@ -189,11 +192,13 @@ function taskDetails(task: {
   dueTime: string | null;
   priority: string;
   project?: string | undefined;
+  sourceName?: string | null | undefined;
 }): string {
   const parts = [
     task.dueDate ? `due ${task.dueDate}${task.dueTime ? ` ${task.dueTime}` : ""}` : "",
     task.priority === "normal" ? "" : `${task.priority} priority`,
     task.project ? `project ${task.project}` : "",
+    task.sourceName ? `on ${task.sourceName}` : "",
   ].filter(Boolean);
   return parts.length > 0 ? ` (${parts.join(", ")})` : "";
 }

@@ -38,6 +38,8 @@ export interface ExportDocument {
   platformMessages: StoredRow[];
   invites: StoredRow[];
   linkAttempts: StoredRow[];
+  /** Task and calendar accounts: where they are and what they sync, never a password or token. */
+  accounts: StoredRow[];
 }
 
 export function exportDocument(data: StoredUserData, at: Date, options: ExportOptions = {}): ExportDocument {
@@ -90,6 +92,16 @@ export function exportDocument(data: StoredUserData, at: Date, options: ExportOp
     platformMessages: data.platformMessages,
     invites: data.invites,
     linkAttempts: data.linkAttempts,
+    accounts: data.accounts.map((account) => {
+      // Whatever a store hands over, a secret never leaves in an export, not even with includeSecrets.
+      const { secretSealed: _sealed, secretKeyId: _keyId, secret: _secret, ...rest } = account;
+      if (secrets) return rest;
+      // The address is shown as calendars' are: a server path may carry a token.
+      const url = typeof rest.url === "string" ? { url: redactAddress(rest.url) } : {};
+      return typeof rest.lastError === "string"
+        ? { ...rest, ...url, lastError: redactAddressesIn(rest.lastError) }
+        : { ...rest, ...url };
+    }),
   };
 }
 

@@ -41,6 +41,8 @@ export interface StoredUserData {
   invites: StoredRow[];
   /** Failed link attempts from the user's platform accounts. */
   linkAttempts: StoredRow[];
+  /** CalDAV and Todoist accounts, without their sealed secrets (a store never reads those out here). */
+  accounts: StoredRow[];
 }
 
 /** Rows deleted, per table (the store's table names). */

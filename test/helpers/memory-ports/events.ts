@@ -23,7 +23,9 @@ type ChatEventPort = Pick<Records, "getEvent" | "createEvent" | "updateEvent" | 
 
 export function createMemoryChatEvents(tables: MemoryTables): ChatEventPort {
   const chatEvent = (userId: number, id: number) =>
-    tables.events.find((row) => row.id === id && row.userId === userId && row.calendarId === null);
+    tables.events.find(
+      (row) => row.id === id && row.userId === userId && row.calendarId === null && !row.accountId,
+    );
   return {
     getEvent: async (userId, id) => {
       const row = tables.events.find((event) => event.id === id && event.userId === userId);
@@ -62,8 +64,10 @@ export function createMemoryChatEvents(tables: MemoryTables): ChatEventPort {
       return copyRow(row);
     },
     deleteEvent: async (userId, id) =>
-      removeWhere(tables.events, (row) => row.id === id && row.userId === userId && row.calendarId === null)
-        .length > 0,
+      removeWhere(
+        tables.events,
+        (row) => row.id === id && row.userId === userId && row.calendarId === null && !row.accountId,
+      ).length > 0,
   };
 }
 
@@ -152,7 +156,7 @@ function toView(row: EventRow, zone: string, fromDate: string, toDate: string): 
     endsAt: row.endsAt.toISOString(),
     days,
     status: row.status === "tentative" ? "tentative" : "confirmed",
-    source: row.calendarId === null ? "chat" : "calendar",
+    source: row.calendarId === null && !row.accountId ? "chat" : "calendar",
     calendarId: row.calendarId,
   };
 }

@@ -4,6 +4,7 @@
  */
 import type { Ports } from "../../../src/core/ports.ts";
 import { createMemoryForgetQuestions } from "../../../src/core/user-data/forget-flow.ts";
+import { createMemoryAccounts } from "./accounts.ts";
 import { createMemoryConfirmations } from "./confirmations.ts";
 import { createMemoryConversations } from "./conversations.ts";
 import { createMemoryChatEvents } from "./events.ts";
@@ -43,6 +44,7 @@ export function createMemoryPorts(tables: MemoryTables = createMemoryTables()): 
     invites: createMemoryInvites(tables),
     forgetQuestions: createMemoryForgetQuestions(),
     userData: createMemoryUserData(tables),
+    accounts: createMemoryAccounts(tables),
   };
 }
 

@@ -5,6 +5,7 @@
  * `serial` columns do.
  */
 import type {
+  Account,
   BriefingRun,
   CalendarEvent,
   Conversation,
@@ -17,9 +18,27 @@ import type {
   Platform,
   Project,
   Receipt,
+  RemoteObject,
+  SealedSecret,
   Task,
   User,
 } from "../../../src/core/domain.ts";
+
+/** A task row: derived ones also name the collection and object they come from. */
+export interface TaskRow extends Task {
+  accountCollectionId?: string | null;
+  remoteId?: string | null;
+}
+
+export interface AccountRow extends Account {
+  secret: SealedSecret;
+}
+
+export interface AccountObjectRow extends RemoteObject {
+  id: number;
+  accountId: number;
+  collectionId: string;
+}
 
 /** A run row: the domain's run and the columns only the store keeps. */
 export interface RunRow extends BriefingRun {
@@ -39,6 +58,9 @@ export interface EventRow extends CalendarEvent {
   uid: string;
   instanceKey: string;
   timeZone: string | null;
+  /** Set on an occurrence derived from an account's object. */
+  accountCollectionId?: string | null;
+  remoteId?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -133,7 +155,9 @@ export interface MemoryTables {
   runArchives: ArchiveRow[];
   conversations: Conversation[];
   pendingActions: PendingAction[];
-  tasks: Task[];
+  tasks: TaskRow[];
+  accounts: AccountRow[];
+  accountObjects: AccountObjectRow[];
   projects: Project[];
   notes: Note[];
   calendars: CalendarRow[];
@@ -167,6 +191,8 @@ export function createMemoryTables(options: { now?: () => Date } = {}): MemoryTa
     conversations: [],
     pendingActions: [],
     tasks: [],
+    accounts: [],
+    accountObjects: [],
     projects: [],
     notes: [],
     calendars: [],

@@ -8,6 +8,7 @@ import { copyRow, type MemoryTables, removeWhere } from "./tables.ts";
 export function createMemoryUserData(tables: MemoryTables): UserData {
   /** Each table holding user rows, by its name in the database. */
   const owned = (): Record<string, Array<{ userId: number }>> => ({
+    accounts: tables.accounts,
     briefing_runs: tables.runs,
     calendars: tables.calendars,
     conversations: tables.conversations,
@@ -71,6 +72,9 @@ export function createMemoryUserData(tables: MemoryTables): UserData {
           usedAt,
         })),
         linkAttempts: attemptsOf(userId).map((attempt) => ({ ...copyRow(attempt) })),
+        accounts: mine(tables.accounts, byId).map(
+          ({ secret: _secret, userId: _userId, ...account }) => account,
+        ),
       };
       return data;
     },
@@ -79,6 +83,11 @@ export function createMemoryUserData(tables: MemoryTables): UserData {
       const counts: Record<string, number> = { users: 1 };
       // Counted before anything goes: the attempts are found through the identities.
       const attempts = new Set(attemptsOf(userId).map((attempt) => attempt.id));
+      const accountIds = new Set(tables.accounts.filter((row) => row.userId === userId).map((row) => row.id));
+      // The mirror has no user column; it goes with its accounts, as ON DELETE CASCADE takes it.
+      counts.account_objects = removeWhere(tables.accountObjects, (row) =>
+        accountIds.has(row.accountId),
+      ).length;
       for (const [table, rows] of Object.entries(owned()))
         counts[table] = removeWhere(rows, (row) => row.userId === userId).length;
       counts.forget_questions = 0;

@@ -1,0 +1,81 @@
+/**
+ * `Records` with account-backed tasks written through: a change to a task that lives on a CalDAV or
+ * Todoist account goes to the server first (the tools, Undo and the confirmations all use this one), and
+ * the mirror then takes what the server answered; a local task is changed here as before. A conflict on
+ * the server throws with what changed there and writes nothing.
+ */
+import type { Task } from "../domain.ts";
+import { BriefbotError, NotFoundError } from "../errors.ts";
+import type { Records, Users } from "../ports.ts";
+import type { TaskWrite } from "./ports.ts";
+import type { AccountService } from "./service.ts";
+
+export function writeThroughRecords(
+  records: Records,
+  service: AccountService,
+  users: Pick<Users, "get">,
+): Records {
+  const accountTask = async (userId: number, id: number): Promise<Task | undefined> => {
+    const task = await records.getTask(userId, id);
+    if (!task) throw new NotFoundError(`no task ${id}`);
+    return task.accountId ? task : undefined;
+  };
+  /** Writes through when the task is an account's; the stored row afterwards, or undefined for a local one. */
+  const through = async (userId: number, id: number, write: TaskWrite): Promise<Task | undefined> => {
+    const task = await accountTask(userId, id);
+    if (!task) return undefined;
+    await service.writeTask(userId, task, write);
+    const stored = await records.getTask(userId, id);
+    if (!stored) throw new NotFoundError(`task ${id} is no longer on its account`);
+    return stored;
+  };
+  return {
+    ...records,
+    async createTask(values) {
+      const home = await service.taskHome(values.userId);
+      if (!home) return records.createTask(values);
+      if (values.projectId)
+        throw new BriefbotError("account_task", "tasks on an account cannot be put in a project here");
+      const user = await users.get(values.userId);
+      if (!user) throw new NotFoundError(`no user ${values.userId}`);
+      const { taskIds } = await service.createTask(home, {
+        title: values.title,
+        ...(values.notes !== undefined ? { notes: values.notes } : {}),
+        ...(values.dueDate !== undefined ? { dueDate: values.dueDate } : {}),
+        ...(values.dueTime !== undefined ? { dueTime: values.dueTime } : {}),
+        ...(values.priority !== undefined ? { priority: values.priority } : {}),
+        timeZone: user.timeZone,
+      });
+      const created = taskIds[0];
+      if (created === undefined) throw new Error("the server took the task but it derived no task");
+      const stored = await records.getTask(values.userId, created);
+      if (!stored) throw new NotFoundError(`no task ${created}`);
+      return stored;
+    },
+    async updateTask(userId, id, changes, now) {
+      const task = await accountTask(userId, id);
+      if (!task) return records.updateTask(userId, id, changes, now);
+      if (changes.projectId !== undefined)
+        throw new BriefbotError(
+          "account_task",
+          `task ${id} lives on ${task.sourceName}; it cannot be put in a project here`,
+        );
+      const { projectId: _project, ...rest } = changes;
+      return (await through(userId, id, { kind: "update", changes: rest })) ?? task;
+    },
+    async completeTask(userId, id, now) {
+      return (
+        (await through(userId, id, { kind: "complete", at: now })) ?? records.completeTask(userId, id, now)
+      );
+    },
+    async reopenTask(userId, id, now) {
+      return (await through(userId, id, { kind: "reopen" })) ?? records.reopenTask(userId, id, now);
+    },
+    async deleteTask(userId, id) {
+      const task = await accountTask(userId, id);
+      if (!task) return records.deleteTask(userId, id);
+      await service.deleteTask(userId, task);
+      return task;
+    },
+  };
+}

@@ -1,0 +1,272 @@
+/**
+ * The `Accounts` port's rules on every store: the mirror and what it derives change together, a derived
+ * task keeps its id while its object stays, a full sync replaces, removing an account takes its tasks, and
+ * no account method hands out another user's rows.
+ */
+import { expect, it } from "vitest";
+import type { DerivedObject, DerivedTask, NewAccount } from "../../src/core/domain.ts";
+import { taskQuery } from "../../src/core/tasks.ts";
+import { describeEachStore } from "./harness.ts";
+
+const at = new Date("2026-03-02T08:00:00Z");
+
+function newAccount(userId: number): NewAccount {
+  return {
+    userId,
+    kind: "caldav",
+    label: "Nextcloud",
+    url: "https://cloud.example/remote.php/dav",
+    username: "ann",
+    secret: { keyId: "k1", sealed: "c2VhbGVk" },
+    collections: [
+      {
+        remoteId: "/cal/personal/",
+        name: "Personal",
+        holds: ["tasks", "events"],
+        enabled: true,
+        syncState: null,
+      },
+      { remoteId: "/cal/work/", name: "Work", holds: ["tasks"], enabled: false, syncState: null },
+    ],
+    createdAt: at,
+  };
+}
+
+function task(title: string, changes: Partial<DerivedTask> = {}): DerivedTask {
+  return {
+    title,
+    notes: "",
+    dueDate: "2026-03-02",
+    dueTime: null,
+    priority: "normal",
+    status: "open",
+    completedAt: null,
+    parentRemoteId: null,
+    labels: [],
+    ...changes,
+  };
+}
+
+function object(remoteId: string, etag: string, tasks: DerivedTask[]): DerivedObject {
+  return {
+    remoteId,
+    etag,
+    format: "icalendar",
+    body: `BEGIN:VCALENDAR ${remoteId} ${etag}`,
+    derived: { tasks, events: [] },
+  };
+}
+
+describeEachStore("accounts", (world) => {
+  const openTasks = (userId: number) =>
+    world().ports.records.listTasks(userId, taskQuery("open", "Europe/London", at));
+
+  it("stores an account without handing out its secret, and finds it for its user only", async () => {
+    const { ports, addUser } = world();
+    const ann = await addUser();
+    const bob = await addUser();
+    const account = await ports.accounts.create(newAccount(ann.id));
+    expect(account).toMatchObject({ userId: ann.id, kind: "caldav", label: "Nextcloud", lastSyncAt: null });
+    expect(JSON.stringify(account)).not.toContain("c2VhbGVk");
+    expect(await ports.accounts.get(bob.id, account.id)).toBeUndefined();
+    expect(await ports.accounts.list(bob.id)).toEqual([]);
+    expect((await ports.accounts.list(ann.id)).map((entry) => entry.id)).toEqual([account.id]);
+    expect(await ports.accounts.secretOf(account.id)).toEqual({ keyId: "k1", sealed: "c2VhbGVk" });
+    expect(await ports.accounts.remove(bob.id, account.id)).toBe(false);
+  });
+
+  it("applies a sync as mirror, derived tasks and sync state together", async () => {
+    const { ports, addUser } = world();
+    const ann = await addUser();
+    const account = await ports.accounts.create(newAccount(ann.id));
+    await ports.accounts.applySync(
+      account.id,
+      "/cal/personal/",
+      { changed: [object("a.ics", "e1", [task("Buy milk")])], removed: [], full: true, syncState: "tok1" },
+      at,
+    );
+    const [milk] = await openTasks(ann.id);
+    expect(milk).toMatchObject({
+      title: "Buy milk",
+      accountId: account.id,
+      sourceName: "Nextcloud · Personal",
+    });
+    expect(await ports.accounts.known(account.id, "/cal/personal/")).toEqual(new Map([["a.ics", "e1"]]));
+    const stored = await ports.accounts.get(ann.id, account.id);
+    expect(stored?.collections.find((entry) => entry.remoteId === "/cal/personal/")?.syncState).toBe("tok1");
+    expect(stored?.collections.find((entry) => entry.remoteId === "/cal/work/")?.syncState).toBeNull();
+    expect(stored?.lastSyncAt).toEqual(at);
+    expect((await ports.accounts.objectOfTask(ann.id, milk?.id ?? 0))?.object).toMatchObject({
+      remoteId: "a.ics",
+      etag: "e1",
+    });
+  });
+
+  it("keeps a derived task's id while its object stays, and drops it with the object", async () => {
+    const { ports, addUser } = world();
+    const ann = await addUser();
+    const account = await ports.accounts.create(newAccount(ann.id));
+    const coll = "/cal/personal/";
+    await ports.accounts.applySync(
+      account.id,
+      coll,
+      {
+        changed: [object("a.ics", "e1", [task("Buy milk")]), object("b.ics", "e1", [task("Call Bea")])],
+        removed: [],
+        full: true,
+        syncState: "tok1",
+      },
+      at,
+    );
+    const before = await openTasks(ann.id);
+    const milkId = before.find((entry) => entry.title === "Buy milk")?.id;
+    await ports.accounts.applySync(
+      account.id,
+      coll,
+      {
+        changed: [object("a.ics", "e2", [task("Buy oat milk", { priority: "high" })])],
+        removed: ["b.ics"],
+        full: false,
+        syncState: "tok2",
+      },
+      at,
+    );
+    const after = await openTasks(ann.id);
+    expect(after.map((entry) => [entry.id, entry.title, entry.priority])).toEqual([
+      [milkId, "Buy oat milk", "high"],
+    ]);
+    expect(await ports.accounts.known(account.id, coll)).toEqual(new Map([["a.ics", "e2"]]));
+  });
+
+  it("replaces the mirror on a full sync: what the server no longer has goes", async () => {
+    const { ports, addUser } = world();
+    const ann = await addUser();
+    const account = await ports.accounts.create(newAccount(ann.id));
+    const coll = "/cal/personal/";
+    const first = [object("a.ics", "e1", [task("A")]), object("b.ics", "e1", [task("B")])];
+    await ports.accounts.applySync(
+      account.id,
+      coll,
+      { changed: first, removed: [], full: true, syncState: null },
+      at,
+    );
+    await ports.accounts.applySync(
+      account.id,
+      coll,
+      { changed: [object("b.ics", "e1", [task("B")])], removed: [], full: true, syncState: "t" },
+      at,
+    );
+    expect((await openTasks(ann.id)).map((entry) => entry.title)).toEqual(["B"]);
+    expect([...(await ports.accounts.known(account.id, coll)).keys()]).toEqual(["b.ics"]);
+  });
+
+  it("keeps the mirror when a sync fails, and says why", async () => {
+    const { ports, addUser } = world();
+    const ann = await addUser();
+    const account = await ports.accounts.create(newAccount(ann.id));
+    await ports.accounts.applySync(
+      account.id,
+      "/cal/personal/",
+      { changed: [object("a.ics", "e1", [task("A")])], removed: [], full: true, syncState: "t" },
+      at,
+    );
+    const later = new Date(at.getTime() + 60_000);
+    await ports.accounts.recordSyncError(account.id, "server answered HTTP 503", later);
+    expect(await ports.accounts.get(ann.id, account.id)).toMatchObject({
+      lastError: "server answered HTTP 503",
+      lastSyncAt: later,
+    });
+    expect((await openTasks(ann.id)).map((entry) => entry.title)).toEqual(["A"]);
+  });
+
+  it("stores a written object as a sync would, and drops one on its own", async () => {
+    const { ports, addUser } = world();
+    const ann = await addUser();
+    const account = await ports.accounts.create(newAccount(ann.id));
+    const coll = "/cal/personal/";
+    await ports.accounts.applySync(
+      account.id,
+      coll,
+      { changed: [object("a.ics", "e1", [task("A")])], removed: [], full: true, syncState: "t" },
+      at,
+    );
+    const [a] = await openTasks(ann.id);
+    await ports.accounts.storeObject(
+      account.id,
+      coll,
+      object("a.ics", "e2", [task("A", { status: "done", completedAt: at })]),
+    );
+    expect(await ports.records.getTask(ann.id, a?.id ?? 0)).toMatchObject({ status: "done", id: a?.id });
+    expect(await ports.accounts.objects(account.id)).toMatchObject([
+      { collectionId: coll, object: { remoteId: "a.ics", etag: "e2" } },
+    ]);
+    await ports.accounts.dropObject(account.id, coll, "a.ics");
+    expect(await ports.records.getTask(ann.id, a?.id ?? 0)).toBeUndefined();
+    expect(await ports.accounts.objects(account.id)).toEqual([]);
+  });
+
+  it("removes an account with its mirror and its tasks, leaving local tasks alone", async () => {
+    const { ports, addUser } = world();
+    const ann = await addUser();
+    const account = await ports.accounts.create(newAccount(ann.id));
+    await ports.records.createTask({ userId: ann.id, title: "Local" });
+    await ports.accounts.applySync(
+      account.id,
+      "/cal/personal/",
+      { changed: [object("a.ics", "e1", [task("Remote")])], removed: [], full: true, syncState: "t" },
+      at,
+    );
+    expect(await ports.accounts.remove(ann.id, account.id)).toBe(true);
+    expect((await openTasks(ann.id)).map((entry) => entry.title)).toEqual(["Local"]);
+    expect(await ports.accounts.list(ann.id)).toEqual([]);
+    expect(await ports.accounts.objects(account.id)).toEqual([]);
+  });
+
+  it("re-seals secrets all together or not at all", async () => {
+    const { ports, addUser } = world();
+    const ann = await addUser();
+    const one = await ports.accounts.create(newAccount(ann.id));
+    await ports.accounts.replaceSecrets([{ accountId: one.id, secret: { keyId: "k2", sealed: "bmV3" } }]);
+    expect(await ports.accounts.secretOf(one.id)).toEqual({ keyId: "k2", sealed: "bmV3" });
+    await expect(
+      ports.accounts.replaceSecrets([
+        { accountId: one.id, secret: { keyId: "k3", sealed: "eA==" } },
+        { accountId: 999_999, secret: { keyId: "k3", sealed: "eA==" } },
+      ]),
+    ).rejects.toThrow(/no account 999999/);
+    expect(await ports.accounts.secretOf(one.id)).toEqual({ keyId: "k2", sealed: "bmV3" });
+  });
+
+  it("refuses a sync of a collection the account does not have", async () => {
+    const { ports, addUser } = world();
+    const ann = await addUser();
+    const account = await ports.accounts.create(newAccount(ann.id));
+    await expect(
+      ports.accounts.applySync(
+        account.id,
+        "/nope/",
+        { changed: [], removed: [], full: true, syncState: null },
+        at,
+      ),
+    ).rejects.toThrow(/no collection \/nope\//);
+  });
+
+  it("exports an account without its secret, and forgets it with the user", async () => {
+    const { ports, addUser } = world();
+    const ann = await addUser();
+    const account = await ports.accounts.create(newAccount(ann.id));
+    await ports.accounts.applySync(
+      account.id,
+      "/cal/personal/",
+      { changed: [object("a.ics", "e1", [task("Remote")])], removed: [], full: true, syncState: "t" },
+      at,
+    );
+    const data = await ports.userData.read(ann.id);
+    expect(data?.accounts).toMatchObject([{ id: account.id, label: "Nextcloud", username: "ann" }]);
+    expect(JSON.stringify(data?.accounts)).not.toContain("c2VhbGVk");
+    const counts = await ports.userData.remove(ann.id);
+    expect(counts.accounts).toBe(1);
+    expect(await ports.accounts.listAll()).not.toContainEqual(expect.objectContaining({ id: account.id }));
+    expect(await ports.accounts.objects(account.id)).toEqual([]);
+  });
+});
