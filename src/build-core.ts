@@ -3,6 +3,7 @@
  * (with `Sources.refresh` fetching stale weather, calendars and feeds before a briefing) and this process's
  * name as the owner of its runs, handed to `composeCore`. The app, the CLI and the bench build the core here.
  */
+
 import { randomBytes } from "node:crypto";
 import type { Database } from "../db/client.ts";
 import { createAccounts, createDbPorts, createLeases, createUsers } from "../db/stores/index.ts";
@@ -16,7 +17,9 @@ import type { ModelClient } from "./core/model.ts";
 import type { Ports } from "./core/ports.ts";
 import { createModelClient, type ModelRouter } from "./models/index.ts";
 import { createAccountRefresher } from "./sources/accounts/account-sync.ts";
+import { createCaldavProvider } from "./sources/accounts/caldav/caldav-provider.ts";
 import { createSecretCipher, NO_SECRET_KEY_TEXT } from "./sources/accounts/secret-cipher.ts";
+import { createTodoistProvider } from "./sources/accounts/todoist/todoist-provider.ts";
 import { createSourceRefresher, type SourceRefresherOptions } from "./sources/refresh-sources.ts";
 import { createSourceLeases } from "./sources/source-lease.ts";
 import { createOpenMeteoGeocoder } from "./sources/weather/geocoder.ts";
@@ -31,7 +34,7 @@ export interface BuildCoreOptions<MODEL extends ModelClient = ModelRouter> {
   model?: MODEL;
   /** This process, as the owner of the runs it makes; it must hold its process lease meanwhile. */
   owner: string;
-  /** CalDAV / Todoist providers; default: the ones this build has (none until they land). */
+  /** CalDAV / Todoist providers; default: the ones this build has (tests hand in their own). */
   providers?: readonly AccountProvider[];
 }
 
@@ -51,7 +54,7 @@ export function buildCore(
     config,
     clock: options.clock,
     logger: options.logger,
-    providers: options.providers ?? DEFAULT_PROVIDERS,
+    providers: options.providers ?? defaultProviders(config),
   });
   const ports = databasePorts(db, {
     fetch: options.fetch,
@@ -100,13 +103,21 @@ export function buildCore(
   return { ...core, model, ports, accounts };
 }
 
-/** The providers this build has; the CalDAV and Todoist ones are added here as they land. */
-const DEFAULT_PROVIDERS: readonly AccountProvider[] = [];
+/**
+ * The providers this build has. Their addresses (a CalDAV URL, a Todoist base URL) are users' input, so the
+ * sources' network policy applies: public addresses only unless the operator opened more.
+ */
+function defaultProviders(config: Pick<Config, "sources">): readonly AccountProvider[] {
+  return [
+    createCaldavProvider({ network: config.sources }),
+    createTodoistProvider({ network: config.sources }),
+  ];
+}
 
 /** The account service over the database, with the key from the configuration (or none). */
 export function buildAccountService(options: {
   db: Database;
-  config: Pick<Config, "secretKey">;
+  config: Pick<Config, "secretKey" | "sources">;
   clock: Clock;
   logger: Logger;
   providers?: readonly AccountProvider[];
@@ -114,7 +125,7 @@ export function buildAccountService(options: {
   return createAccountService({
     accounts: createAccounts(options.db),
     users: createUsers(options.db),
-    providers: providerRegistry(options.providers ?? DEFAULT_PROVIDERS),
+    providers: providerRegistry(options.providers ?? defaultProviders(options.config)),
     cipher: options.config.secretKey ? createSecretCipher(options.config.secretKey) : undefined,
     clock: options.clock,
     logger: options.logger,

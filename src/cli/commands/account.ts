@@ -15,6 +15,7 @@ import { silentLogger } from "../../core/logger.ts";
 import { redactAddress, redactAddressesIn } from "../../core/redact.ts";
 import { newOwnerId } from "../../runtime/process-lease.ts";
 import { createSecretCipher, NO_SECRET_KEY_TEXT } from "../../sources/accounts/secret-cipher.ts";
+import { TODOIST_API_URL } from "../../sources/accounts/todoist/todoist-provider.ts";
 import { createSourceLeases, sourceLeaseName } from "../../sources/source-lease.ts";
 import { type CliContext, CliError, type RegisterCommands, withContext } from "../context.ts";
 import { parsePositiveInt } from "../parse.ts";
@@ -76,7 +77,7 @@ export function accountCommands(providers?: readonly AccountProvider[]): Registe
         "--token-file <file>",
         "a file holding the API token (Settings → Integrations → Developer)",
       )
-      .option("--url <base>", "the API's base URL", "https://api.todoist.com/api/v1")
+      .option("--url <base>", "the API's base URL (the client adds /api/v1)", TODOIST_API_URL)
       .option("--label <label>", "how receipts name it", "Todoist")
       .option("--collections <names>", "comma-separated projects to sync (default: all)")
       .action((options: AddOptions) =>
