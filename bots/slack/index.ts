@@ -34,6 +34,7 @@ import type { SlackHandlerDeps } from "./handler-deps.ts";
 import { registerLinkCommand } from "./linking.ts";
 import { registerMessages } from "./messages.ts";
 import { registerHelp, registerSettings } from "./settings.ts";
+import { keepReconnecting } from "./socket-reconnect.ts";
 import { registerUserData } from "./user-data.ts";
 
 export const SLACK_EVENTS_PATH = "/slack/events";
@@ -147,6 +148,7 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
           logger: slackLogger,
           installerOptions: { clientOptions },
         });
+  if (socketReceiver) keepReconnecting(socketReceiver.client, logger);
   const app = new App({
     token: config.botToken,
     logger: slackLogger,

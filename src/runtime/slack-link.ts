@@ -1,7 +1,7 @@
 /**
  * Slack's side of start-up and health. Bolt needs `auth.test` before the app exists, so Slack fails fast:
  * a refused token or an unreachable API within the bound is a `StartError` (the restart policy tries again
- * later). Once running, `auth.test` every minute (more often while failing) keeps `/healthz` honest. Socket
+ * later). Once running, `auth.test` every 30 s (more often while failing) keeps `/healthz` honest. Socket
  * Mode reconnects by itself, and Slack asks for a reconnect every few hours: a socket that stays down past a
  * grace period is `unreachable` (the Web API may answer while the socket cannot). With a polling lease (Socket Mode on a shared database), only its holder
  * connects; the others stand by (`standby`, healthy) and connect when the lease becomes theirs.
@@ -13,7 +13,7 @@ import { backoffDelay, pause } from "./backoff.ts";
 import { createComponentStatus, type StatusLogger } from "./component-status.ts";
 import type { PollingLease } from "./polling-lease.ts";
 import { StartError } from "./start-error.ts";
-import type { PlatformLink } from "./telegram-link.ts";
+import { PLATFORM_CHECK_MS, type PlatformLink } from "./telegram-link.ts";
 
 /** Longer than a routine refresh takes Bolt (about 5 s), short enough that a dead link shows within a minute. */
 export const SOCKET_GRACE_MS = 30_000;
@@ -68,7 +68,7 @@ export function linkSlack(
   },
 ): PlatformLink {
   const lease = options.pollingLease;
-  const checkEveryMs = options.checkEveryMs ?? 60_000;
+  const checkEveryMs = options.checkEveryMs ?? PLATFORM_CHECK_MS;
   const status = createComponentStatus("slack", { clock: options.clock, logger: options.logger });
   const stopping = new AbortController();
   let checking: Promise<void> | undefined;

@@ -19,6 +19,13 @@ import { createComponentStatus, type StatusLogger } from "./component-status.ts"
 import type { PollingLease, PollingTurn } from "./polling-lease.ts";
 import { StartError } from "./start-error.ts";
 
+/**
+ * How often a link that is not polling asks the platform whether it is there (Telegram's webhook mode,
+ * Slack): an outage shows in `/healthz` within half a minute, inside what a liveness probe of three
+ * 10-s failures waits, at one cheap call per half minute.
+ */
+export const PLATFORM_CHECK_MS = 30_000;
+
 export interface PlatformLink {
   readonly name: string;
   health(): ComponentHealth;
@@ -41,7 +48,7 @@ export interface TelegramLinkOptions {
   connectTimeoutMs?: number;
   /** Longest pause between reconnection attempts. Default 60 s. */
   maxBackoffMs?: number;
-  /** Webhook mode: how often the API is called to keep health true. Default 60 s. */
+  /** Webhook mode: how often the API is called to keep health true. Default {@link PLATFORM_CHECK_MS}. */
   checkEveryMs?: number;
   /** Long polling on a shared database: poll only while holding this lease. */
   pollingLease?: PollingLease;
@@ -51,7 +58,7 @@ export function linkTelegram(telegram: TelegramBot, options: TelegramLinkOptions
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
   const maxBackoffMs = options.maxBackoffMs ?? 60_000;
   const webhookMode = telegram.webhookHandler !== undefined;
-  const checkEveryMs = options.checkEveryMs ?? 60_000;
+  const checkEveryMs = options.checkEveryMs ?? PLATFORM_CHECK_MS;
   const host = hostOf(options.apiRoot);
   const status = createComponentStatus("telegram", { clock: options.clock, logger: options.logger });
   const stopping = new AbortController();

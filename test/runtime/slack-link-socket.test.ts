@@ -7,8 +7,15 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { systemClock } from "../../src/core/clock.ts";
 import { linkSlack } from "../../src/runtime/slack-link.ts";
 import type { PlatformLink } from "../../src/runtime/telegram-link.ts";
-import { type RunningSlackApp, SIGNING_SECRET, startApp } from "../bots/slack/harness.ts";
-import { startModelServer } from "../core/fixture.ts";
+import {
+  directMessage,
+  linkedSlackUser,
+  nextEventId,
+  type RunningSlackApp,
+  SIGNING_SECRET,
+  startApp,
+} from "../bots/slack/harness.ts";
+import { MODEL, startModelServer } from "../core/fixture.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import type { OllamaTestServer } from "../servers/ollama-server.ts";
 import { type SlackServer, startSlackServer } from "../servers/slack-server.ts";
@@ -76,6 +83,37 @@ describe("Slack health in Socket Mode", () => {
     await link.stop();
     links.splice(links.indexOf(link), 1);
   }, 60_000);
+
+  it("rides out an outage of the Web API and the socket together, then answers again", async () => {
+    const link = await connectedLink(500, 200);
+    // Both halves down: reconnects fail at apps.connections.open with a 502, which the Socket Mode client
+    // treats as unrecoverable and rethrows where nobody catches it (an unhandled rejection fails this run).
+    slack.outage(true, "5xx");
+    socket.setReachable(false);
+    await vi.waitFor(() => expect(link.health()).toMatchObject({ ok: false, state: "unreachable" }), {
+      timeout: 10_000,
+    });
+    // Two reconnects refused (each is the client's first try and its retries).
+    const refusedOpens = () =>
+      slack.calls.filter((call) => call.method === "apps.connections.open" && call.status === 502).length;
+    await vi.waitFor(() => expect(refusedOpens()).toBeGreaterThanOrEqual(6), { timeout: 60_000 });
+    slack.outage(false);
+    socket.setReachable(true);
+    await socket.waitForConnections(1, 60_000);
+    await vi.waitFor(() => expect(link.health()).toMatchObject({ ok: true, state: "connected" }), {
+      timeout: 10_000,
+    });
+
+    const { slackId } = await linkedSlackUser(database.open.db);
+    ollama.script(MODEL, { content: "Still here." });
+    const ack = await socket.sendEvent(directMessage(slackId, "are you there?"), { eventId: nextEventId() });
+    expect(ack.acked).toBe(true);
+    await slack.waitForEdit(
+      (post) => post.channel === slack.dmChannelOf(slackId) && post.text === "Still here.",
+    );
+    await link.stop();
+    links.splice(links.indexOf(link), 1);
+  }, 120_000);
 
   it("stays healthy through a routine refresh_requested reconnect", async () => {
     const link = await connectedLink();
