@@ -8,9 +8,7 @@ import { runSoak, SOAK_MODES, type SoakMode, type SoakResult } from "./soak.ts";
 
 const minutes = Number(process.env.SOAK_MINUTES ?? 5.5);
 const outageSeconds = Number(process.env.SOAK_OUTAGE_SECONDS ?? 60);
-const modes = (
-  process.env.SOAK_MODES?.split(",") ?? SOAK_MODES.filter((mode) => mode !== "slack-socket")
-).map((mode) => {
+const modes = (process.env.SOAK_MODES?.split(",") ?? [...SOAK_MODES]).map((mode) => {
   if (!(SOAK_MODES as readonly string[]).includes(mode))
     throw new Error(`SOAK_MODES: unknown mode "${mode}"`);
   return mode as SoakMode;

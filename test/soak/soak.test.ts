@@ -4,13 +4,11 @@
  * production timers. What must hold for a bot that runs for days: never two polls at once, no error-level
  * line while the platform is healthy, `/healthz` 200 except in the outage (503 there, 200 again by itself)
  * and across the restarts, and every slot that fell due delivered exactly once.
- *
- * `slack-socket` joins `MODES` once the Socket Mode test server lands (see `startRig` in soak.ts).
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { runSoak, type SoakMode, type SoakResult } from "./soak.ts";
 
-const MODES: SoakMode[] = ["telegram-polling", "telegram-webhook", "slack-http"];
+const MODES: SoakMode[] = ["telegram-polling", "telegram-webhook", "slack-http", "slack-socket"];
 const results = new Map<SoakMode, SoakResult>();
 
 describe("the real process for minutes, every mode at once", { timeout: 300_000 }, () => {

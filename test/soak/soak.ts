@@ -21,7 +21,8 @@ import { freePort, type RealRun, realBriefbot } from "../helpers/real-briefbot.t
 import { seed } from "../replicas/kill-loop.ts";
 import type { OutageKind } from "../servers/http.ts";
 import { startOllamaServer } from "../servers/ollama-server.ts";
-import { startSlackServer } from "../servers/slack-server.ts";
+import { type SlackServer, startSlackServer } from "../servers/slack-server.ts";
+import { startSlackSocketModeServer } from "../servers/slack-socket-mode.ts";
 import { startTelegramServer } from "../servers/telegram-server.ts";
 import { batching } from "../servers/tool-habits.ts";
 
@@ -126,11 +127,7 @@ interface PlatformRig {
 const WEBHOOK_SECRET = "soak-webhook-secret";
 const SIGNING_SECRET = "soak-signing-secret";
 
-/**
- * One rig per mode. `slack-socket` is the hook for the Socket Mode test server
- * (test/servers/slack-socket-mode.ts): it gives `SLACK_APP_TOKEN` and its WebSocket URL here, the rest as
- * `slack-http`.
- */
+/** One rig per mode: the platform test server (and, for Socket Mode, its WebSocket side) the bot talks to. */
 async function startRig(mode: SoakMode, port: number): Promise<PlatformRig> {
   if (mode === "telegram-polling" || mode === "telegram-webhook") {
     const webhook = mode === "telegram-webhook";
@@ -162,26 +159,47 @@ async function startRig(mode: SoakMode, port: number): Promise<PlatformRig> {
     const slack = await startSlackServer({ signingSecret: SIGNING_SECRET });
     slack.setAppUrl(`http://127.0.0.1:${port}/slack/events`);
     return {
-      platform: "slack",
-      linkFlag: "--slack",
+      ...slackRig(slack),
       env: {
         SLACK_BOT_TOKEN: slack.botToken,
         SLACK_SIGNING_SECRET: SIGNING_SECRET,
         SLACK_API_URL: slack.apiUrl,
       },
-      addAccount: (account) => slack.addUser({ id: account, name: `soak ${account}` }),
-      briefingPosts: () =>
-        slack.posts
-          .filter((post) => post.threadTs === undefined && JSON.stringify(post.history).includes(PROSE))
-          .map((post) => ({ target: post.channel, messageId: post.ts })),
       outage: (on, kind) => slack.outage(on, kind),
       overlappingPolls: () => 0,
       close: () => slack.close(),
     };
   }
-  throw new Error(
-    "soak: slack-socket is not wired yet — it needs the Socket Mode test server (test/servers/slack-socket-mode.ts); add its rig in startRig",
-  );
+  const slack = await startSlackServer({ signingSecret: SIGNING_SECRET });
+  const socket = await startSlackSocketModeServer({ slack });
+  return {
+    ...slackRig(slack),
+    env: { SLACK_BOT_TOKEN: slack.botToken, SLACK_APP_TOKEN: socket.appToken, SLACK_API_URL: slack.apiUrl },
+    // Slack down is both halves down: the Web API and the socket side (open links die, upgrades refused).
+    outage: (on, kind) => {
+      slack.outage(on, kind);
+      socket.setReachable(!on);
+    },
+    // Socket Mode allows one link per app: two at once would be this mode's overlapping polls.
+    overlappingPolls: () => Math.max(0, socket.stats().peak - 1),
+    close: async () => {
+      await socket.close();
+      await slack.close();
+    },
+  };
+}
+
+/** What both Slack modes read off the Slack test server. */
+function slackRig(slack: SlackServer): Omit<PlatformRig, "env" | "outage" | "overlappingPolls" | "close"> {
+  return {
+    platform: "slack",
+    linkFlag: "--slack",
+    addAccount: (account) => slack.addUser({ id: account, name: `soak ${account}` }),
+    briefingPosts: () =>
+      slack.posts
+        .filter((post) => post.threadTs === undefined && JSON.stringify(post.history).includes(PROSE))
+        .map((post) => ({ target: post.channel, messageId: post.ts })),
+  };
 }
 
 /** A fresh database on a PostgreSQL server, dropped by `dispose`. */
