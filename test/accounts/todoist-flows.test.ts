@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Database } from "../../db/client.ts";
 import { createAccounts } from "../../db/stores/index.ts";
-import { accountCommands } from "../../src/cli/commands/account.ts";
 import { buildCore } from "../../src/build-core.ts";
+import { accountCommands } from "../../src/cli/commands/account.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { fixedClock } from "../../src/core/clock.ts";
 import type { User } from "../../src/core/domain.ts";
@@ -92,10 +92,7 @@ function chat(
 }
 
 async function accountTask(built: ReturnType<typeof core>, user: User, title: string) {
-  const tasks = await built.ports.records.listTasks(
-    user.id,
-    taskQuery("open", user.timeZone, clock.now()),
-  );
+  const tasks = await built.ports.records.listTasks(user.id, taskQuery("open", user.timeZone, clock.now()));
   const task = tasks.find((entry) => entry.title === title);
   if (!task) throw new Error(`no task "${title}" mirrored`);
   return task;
@@ -138,7 +135,9 @@ describe("Todoist accounts through the real core", () => {
     ]);
 
     expect(reply.pending).toEqual([]);
-    expect(reply.text).toContain(`Completed task ${task.id} "Pay rent" on Todoist · Personal ${built.user.id}`);
+    expect(reply.text).toContain(
+      `Completed task ${task.id} "Pay rent" on Todoist · Personal ${built.user.id}`,
+    );
     expect(todoist.task(String(made.id))?.checked).toBe(true);
     const undo = reply.changes[0]?.undo;
     if (!undo) throw new Error("no Undo offered");
@@ -200,7 +199,11 @@ describe("Todoist accounts through the real core", () => {
     const built = await connected(["Inbox", "Work", "Home"], ["Work", "Home"]);
     const [, work] = built.projects;
     const reply = await chat(built, built.user, "add a task to call the plumber tomorrow", [
-      { toolCalls: [{ name: "create_task", arguments: { title: "Call the plumber", due_date: "2026-12-04" } }] },
+      {
+        toolCalls: [
+          { name: "create_task", arguments: { title: "Call the plumber", due_date: "2026-12-04" } },
+        ],
+      },
       { content: 'Added "Call the plumber" for tomorrow.' },
     ]);
     expect(reply.changes).toHaveLength(1);
@@ -210,7 +213,10 @@ describe("Todoist accounts through the real core", () => {
       headers: { authorization: `Bearer ${todoist.token}` },
     }).then((response) => response.json() as Promise<{ results: Array<Record<string, unknown>> }>);
     expect(body.results).toEqual([
-      expect.objectContaining({ content: "Call the plumber", due: expect.objectContaining({ date: "2026-12-04" }) }),
+      expect.objectContaining({
+        content: "Call the plumber",
+        due: expect.objectContaining({ date: "2026-12-04" }),
+      }),
     ]);
   });
 
@@ -259,5 +265,84 @@ describe("Todoist accounts through the real core", () => {
     );
     const mine = open.filter((task) => task.sourceName === `Todoist · Big ${built.user.id}`);
     expect(mine).toHaveLength(500);
+  });
+});
+
+describe("briefbot account with Todoist", () => {
+  const folder = mkdtempSync(join(tmpdir(), "briefbot-todoist-flows-"));
+  const tokenFile = join(folder, "token");
+  const wrongFile = join(folder, "wrong");
+  writeFileSync(wrongFile, "not-the-token\n");
+  // The test server is on loopback, which accounts may reach only when the operator says so.
+  const config = writeConfigFile("sources:\n  allow_private_networks: true\n");
+  const run = cliHarness(db, {
+    env: { BRIEFBOT_SECRET_KEY: KEY, BRIEFBOT_CONFIG: config },
+    families: [accountCommands()],
+    clock,
+  });
+
+  it("adds an account with the build's provider, lists it without the token, and syncs with counts", async () => {
+    writeFileSync(tokenFile, `${todoist.token}\n`);
+    const user = await createTestUser(db(), { name: "ann", timeZone: "Europe/Berlin" });
+    const inbox = todoist.addProject("Inbox");
+    todoist.addProject("Errands");
+    todoist.addTask(inbox, { content: "Renew passport" });
+
+    const added = await run(
+      "account",
+      "add",
+      "todoist",
+      "--user",
+      "ann",
+      "--token-file",
+      tokenFile,
+      "--url",
+      todoist.url,
+    );
+    expect(added.stderr).toBe(`discovering collections at ${todoist.url}/…\n`);
+    expect(added.code).toBe(0);
+    expect(added.stdout).toMatch(/added account \d+ \(Todoist\)/);
+    expect(added.stdout).toContain("[x] Inbox (tasks); [x] Errands (tasks)");
+
+    const listed = await run("account", "list", "--user", "ann");
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain(todoist.url);
+
+    const synced = await run("account", "sync", "--user", "ann");
+    expect(synced.code).toBe(0);
+    expect(synced.stdout).toMatch(/1 changed in 2 collections, 2 requests, \d+ bytes/);
+    expect(synced.stderr).toMatch(/ {2}Inbox: 1 changed, 0 removed \(full\), 1 requests, [1-9]\d* bytes/);
+    expect(synced.stderr).toMatch(/ {2}Errands: 0 changed, 0 removed \(full\), 1 requests, [1-9]\d* bytes/);
+    const open = await createAccounts(db()).list(user.id);
+    expect(open[0]?.lastSyncAt?.toISOString()).toBe(clock.now().toISOString());
+
+    for (const output of [added, listed, synced])
+      expect(output.stdout + output.stderr).not.toContain(todoist.token);
+  });
+
+  it("refuses a wrong token in one clear line, storing nothing", async () => {
+    const user = await createTestUser(db(), { timeZone: "Europe/Berlin" });
+    todoist.addProject("Inbox");
+    const result = await run(
+      "account",
+      "add",
+      "todoist",
+      "--user",
+      user.name,
+      "--token-file",
+      wrongFile,
+      "--url",
+      todoist.url,
+    );
+    expect(result.code).toBe(2);
+    // After the progress line, one line: what was refused and where to find the right token.
+    expect(result.stderr.trim().split("\n")).toEqual([
+      `discovering collections at ${todoist.url}/…`,
+      expect.stringMatching(
+        /^briefbot: could not add the account: Todoist refused the API token .*\(401 Invalid token, AUTH_INVALID_TOKEN\): check the account's personal token/,
+      ),
+    ]);
+    expect(result.stderr).not.toContain("not-the-token");
+    expect(await createAccounts(db()).list(user.id)).toEqual([]);
   });
 });
