@@ -146,6 +146,35 @@ describe("Todoist accounts through the real core", () => {
     expect((await accountTask(built, built.user, "Pay rent")).status).toBe("open");
   });
 
+  it("holds a completion the user did not ask for until Confirm, which then writes to the server", async () => {
+    const built = await connected(["Personal"]);
+    const made = todoist.addTask(String(built.projects[0]), { content: "File expenses" });
+    ollama.script(MODEL, { content: 'Good morning. "File expenses" is open.' });
+    const morning = await built.assistant.brief(built.user.id, { slot: "morning" });
+    const task = await accountTask(built, built.user, "File expenses");
+
+    ollama.script(MODEL, [
+      { toolCalls: [{ name: "complete_task", arguments: { id: task.id } }] },
+      { content: "It is waiting for your Confirm." },
+    ]);
+    const asked = await built.assistant.reply(
+      built.user.id,
+      { platform: "cli", threadKey: `cli:${built.user.id}:follow-up`, runId: morning.runId },
+      "what is the expenses one about?",
+    );
+    expect(asked.changes).toEqual([]);
+    expect(asked.pending.map((pending) => pending.summary)).toEqual([
+      `Mark task ${task.id} "File expenses" done?`,
+    ]);
+    expect(todoist.task(String(made.id))?.checked).toBe(false);
+
+    const pending = asked.pending[0];
+    if (!pending) throw new Error("nothing pending");
+    const done = await built.assistant.resolveConfirmation(built.user.id, pending.id, true);
+    expect(done.kind).toBe("done");
+    expect(todoist.task(String(made.id))?.checked).toBe(true);
+  });
+
   it("on an edit made on the server between read and write tells what changed, keeps it, and asks again", async () => {
     const built = await connected(["Personal"]);
     const made = todoist.addTask(String(built.projects[0]), { content: "Book flights" });
