@@ -249,11 +249,20 @@ describe("Todoist accounts through the real core", () => {
     ]);
   });
 
-  it("makes one request and fetches no object on a second sync with nothing changed", async () => {
-    const built = await connected(["Personal"]);
-    for (const content of ["One", "Two", "Three"]) todoist.addTask(String(built.projects[0]), { content });
+  it("makes one request for the whole account and fetches no object on a second sync with nothing changed", async () => {
+    // Todoist's sync token is the account's: one answer holds every project's changes.
+    const built = await connected(["Inbox", "Work", "Home"]);
+    const [inbox, work] = built.projects;
+    for (const content of ["One", "Two"]) todoist.addTask(String(inbox), { content });
+    todoist.addTask(String(work), { content: "Three" });
+    todoist.resetCounts();
     const first = await built.accounts.syncAccount(built.account);
-    expect(first.collections[0]).toMatchObject({ changed: 3, full: true });
+    expect(first.collections.map((line) => [line.changed, line.full])).toEqual([
+      [2, true],
+      [1, true],
+      [0, true],
+    ]);
+    expect(todoist.requests).toHaveLength(1);
     todoist.resetCounts();
 
     const [stored] = await createAccounts(db()).list(built.user.id);
@@ -264,9 +273,20 @@ describe("Todoist accounts through the real core", () => {
     expect(todoist.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
       "POST /api/v1/sync",
     ]);
-    expect(second.collections).toEqual([
-      expect.objectContaining({ changed: 0, removed: 0, full: false, requests: 1 }),
+    expect(second.collections.map((line) => [line.changed, line.removed, line.full])).toEqual([
+      [0, 0, false],
+      [0, 0, false],
+      [0, 0, false],
     ]);
+    expect(second.collections.reduce((sum, line) => sum + line.requests, 0)).toBe(1);
+
+    todoist.addTask(String(work), { content: "Four" });
+    todoist.resetCounts();
+    const [again] = await createAccounts(db()).list(built.user.id);
+    if (!again) throw new Error("no account stored");
+    const third = await built.accounts.syncAccount(again);
+    expect(todoist.requests).toHaveLength(1);
+    expect(third.collections.map((line) => line.changed)).toEqual([0, 1, 0]);
   });
 
   it("syncs a 500-task project in the refresh before a briefing, and waits out a 429", async () => {
@@ -339,9 +359,9 @@ describe("briefbot account with Todoist", () => {
 
     const synced = await run("account", "sync", "--user", "ann");
     expect(synced.code).toBe(0);
-    expect(synced.stdout).toMatch(/1 changed in 2 collections, 2 requests, \d+ bytes/);
+    expect(synced.stdout).toMatch(/1 changed in 2 collections, 1 requests, \d+ bytes/);
     expect(synced.stderr).toMatch(/ {2}Inbox: 1 changed, 0 removed \(full\), 1 requests, [1-9]\d* bytes/);
-    expect(synced.stderr).toMatch(/ {2}Errands: 0 changed, 0 removed \(full\), 1 requests, [1-9]\d* bytes/);
+    expect(synced.stderr).toMatch(/ {2}Errands: 0 changed, 0 removed \(full\), 0 requests, 0 bytes/);
     const open = await createAccounts(db()).list(user.id);
     expect(open[0]?.lastSyncAt?.toISOString()).toBe(clock.now().toISOString());
 
