@@ -7,17 +7,19 @@
 import type { AccountProvider } from "../../../core/accounts/ports.ts";
 import { deriveTodoistTask } from "./derive-task.ts";
 import { discoverProjects } from "./discover-projects.ts";
-import { syncProject } from "./sync-project.ts";
+import { createSyncAnswers, syncProject } from "./sync-project.ts";
 import type { WireOptions } from "./todoist-wire.ts";
 import { createTodoistTask, deleteTodoistTask, writeTodoistTask } from "./write-task.ts";
 
 export const TODOIST_API_URL = "https://api.todoist.com";
 
 export function createTodoistProvider(options: WireOptions = {}): AccountProvider {
+  // One per provider: the projects of an account, synced one after the other, share the account's answer.
+  const answers = createSyncAnswers();
   return {
     kind: "todoist",
     discover: (connection) => discoverProjects(connection, options),
-    sync: (connection, collection, known) => syncProject(connection, collection, known, options),
+    sync: (connection, collection, known) => syncProject(connection, collection, known, options, answers),
     derive: deriveTodoistTask,
     createTask: (connection, collection, draft) => createTodoistTask(connection, collection, draft, options),
     writeTask: (connection, current, write) => writeTodoistTask(connection, current, write, options),

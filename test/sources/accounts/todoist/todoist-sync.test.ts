@@ -71,6 +71,22 @@ describe("Todoist sync", () => {
     expect(titles()).toEqual(["Edited on the phone"]);
   });
 
+  it("hands one answer to the account's other projects, but asks again for a project that asks twice", async () => {
+    const work = { ...todoist.collection, remoteId: todoist.server.addProject("Work"), name: "Work" };
+    todoist.server.addTask(work.remoteId, { content: "Send report" });
+    await todoist.sync();
+    const shared = await provider.sync(todoist.connection, work, new Map());
+    expect(shared).toMatchObject({ requests: 0, bytes: 0, full: true });
+    expect(shared.changed.map((object) => provider.derive(object, options).tasks[0]?.title)).toEqual([
+      "Send report",
+    ]);
+    expect(todoist.server.requests.filter((request) => request.path === "/api/v1/sync")).toHaveLength(1);
+    // Its answer was not applied (say an object was unreadable): the same token again goes to the server.
+    const again = await provider.sync(todoist.connection, work, new Map());
+    expect(again.requests).toBe(1);
+    expect(todoist.server.requests.filter((request) => request.path === "/api/v1/sync")).toHaveLength(2);
+  });
+
   it("starts over with a full sync when the server no longer knows the token", async () => {
     todoist.server.addTask(todoist.collection.remoteId, { content: "Still here" });
     await todoist.sync();
