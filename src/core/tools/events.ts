@@ -73,6 +73,8 @@ export function eventView(event: EventView): Record<string, unknown> {
     description: clip(event.description, 100),
     // Most events come from subscriptions; marking the few the user may change says more in fewer tokens.
     editable: event.source === "chat" ? true : null,
+    // An account's event says where it lives ("Nextcloud · Personal"), as its tasks do.
+    from: event.from ?? null,
   });
 }
 
