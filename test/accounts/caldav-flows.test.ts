@@ -214,6 +214,97 @@ describe.skipIf(radicaleMissing !== undefined)("CalDAV accounts end to end again
     expect(written).toMatch(/^SUMMARY:Water the plants and the garden\r$/m);
   });
 
+  it("a completion held for Confirm in a follow-up is written to the server when confirmed", async () => {
+    const { user } = await connected();
+    await radicale.put(
+      USER,
+      "tasks",
+      "bins.ics",
+      todo("bins", "Put the bins out", ["DUE;VALUE=DATE:20261203"]),
+    );
+    const morning = await nextBriefing(user);
+    const bins = await openTask(user, "Put the bins out");
+    ollama.script(MODEL, [
+      { toolCalls: [call("complete_task", { id: bins.id })] },
+      { content: "It is due today." },
+    ]);
+    const asked = await core.assistant.reply(
+      user.id,
+      { platform: "cli", threadKey: `cli:${user.id}:bins`, runId: morning.runId },
+      "what about the bins?",
+    );
+    expect(asked.pending.map((pending) => pending.summary)).toEqual([
+      `Mark task ${bins.id} "Put the bins out" done?`,
+    ]);
+    expect(unfold((await radicale.get(USER, "tasks", "bins.ics"))?.body)).not.toMatch(/STATUS:COMPLETED/);
+
+    const confirmed = await core.assistant.resolveConfirmation(user.id, asked.pending[0]?.id ?? 0, true);
+    expect(confirmed.kind).toBe("done");
+    expect(unfold((await radicale.get(USER, "tasks", "bins.ics"))?.body)).toMatch(/^STATUS:COMPLETED\r$/m);
+  });
+
+  it("a Confirm pressed after an edit on the server writes nothing, says what changed, and asks again", async () => {
+    const { user } = await connected();
+    await radicale.put(USER, "tasks", "vet.ics", todo("vet", "Call the vet", ["DUE;VALUE=DATE:20261203"]));
+    const morning = await nextBriefing(user);
+    const vet = await openTask(user, "Call the vet");
+    ollama.script(MODEL, [
+      { toolCalls: [call("complete_task", { id: vet.id })] },
+      { content: "It is due today." },
+    ]);
+    const asked = await core.assistant.reply(
+      user.id,
+      { platform: "cli", threadKey: `cli:${user.id}:vet`, runId: morning.runId },
+      "what about the vet?",
+    );
+    await radicale.put(
+      USER,
+      "tasks",
+      "vet.ics",
+      todo("vet", "Call the vet about the cat", ["DUE;VALUE=DATE:20261204"]),
+    );
+    const onServer = await radicale.get(USER, "tasks", "vet.ics");
+
+    const confirmed = await core.assistant.resolveConfirmation(user.id, asked.pending[0]?.id ?? 0, true);
+    expect(confirmed.text).toContain('title "Call the vet" → "Call the vet about the cat"');
+    expect(confirmed.text).toContain('due date "2026-12-03" → "2026-12-04"');
+    expect(await radicale.get(USER, "tasks", "vet.ics")).toEqual(onServer);
+    // Told in words meant for the person, who may ask again now that they know.
+    expect(confirmed.text).toMatch(
+      /nothing was written\. Ask again with the new values if you still want it\.$/,
+    );
+    expect(await openTask(user, "Call the vet about the cat")).toMatchObject({
+      id: vet.id,
+      dueDate: "2026-12-04",
+    });
+  });
+
+  it("an Undo after an edit on the server writes nothing and says what changed", async () => {
+    const { user } = await connected();
+    await radicale.put(USER, "tasks", "keys.ics", todo("keys", "Copy the keys"));
+    await nextBriefing(user);
+    const keys = await openTask(user, "Copy the keys");
+    ollama.script(MODEL, [{ toolCalls: [call("complete_task", { id: keys.id })] }, { content: "Done." }]);
+    const done = await core.assistant.reply(
+      user.id,
+      { platform: "cli", threadKey: `cli:${user.id}:keys` },
+      "mark the keys task done",
+    );
+    const raw = (await radicale.get(USER, "tasks", "keys.ics"))?.body ?? "";
+    await radicale.put(
+      USER,
+      "tasks",
+      "keys.ics",
+      raw.replace("SUMMARY:Copy the keys", "SUMMARY:Copy both keys"),
+    );
+    const onServer = await radicale.get(USER, "tasks", "keys.ics");
+    const undone = await core.assistant.undo(user.id, done.changes[0]?.undo?.id ?? 0);
+    expect(undone.text).toMatch(
+      /^Could not undo it: .*title "Copy the keys" → "Copy both keys".*nothing was written/,
+    );
+    expect(await radicale.get(USER, "tasks", "keys.ics")).toEqual(onServer);
+  });
+
   it("an event moved on the server is moved in the next briefing", async () => {
     const { user } = await connected();
     await radicale.put(
@@ -224,7 +315,12 @@ describe.skipIf(radicaleMissing !== undefined)("CalDAV accounts end to end again
     );
     const before = await nextBriefing(user);
     expect(receipt(before.receipts, "list_events")?.events).toContainEqual(
-      expect.objectContaining({ title: "Dentist", start: "10:00", end: "11:00" }),
+      expect.objectContaining({
+        title: "Dentist",
+        start: "10:00",
+        end: "11:00",
+        from: `${LABEL} · Personal`,
+      }),
     );
 
     await radicale.put(
