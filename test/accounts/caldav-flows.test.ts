@@ -305,6 +305,58 @@ describe.skipIf(radicaleMissing !== undefined)("CalDAV accounts end to end again
     expect(await radicale.get(USER, "tasks", "keys.ics")).toEqual(onServer);
   });
 
+  it("a task created in chat is created on the server, Undo deletes it there, and the bot's own write is not fetched back", async () => {
+    const { user, account } = await connected(["Tasks"]);
+    expect((await core.accounts.syncAccount(account)).error).toBeUndefined();
+    ollama.script(MODEL, [
+      { toolCalls: [call("create_task", { title: "Book the flights", due_date: "2026-12-09" })] },
+      { content: "Added." },
+    ]);
+    const reply = await core.assistant.reply(
+      user.id,
+      { platform: "cli", threadKey: `cli:${user.id}:flights` },
+      "add a task to book the flights by the 9th",
+    );
+    expect(reply.text).toContain('"Book the flights"');
+    const flights = await openTask(user, "Book the flights");
+    expect(flights.sourceName).toBe(`${LABEL} · Tasks`);
+    const stored = await createAccounts(db).objectOfTask(user.id, flights.id);
+    const name = stored?.object.remoteId.split("/").at(-1) ?? "";
+    const onServer = unfold((await radicale.get(USER, "tasks", name))?.body);
+    expect(onServer).toMatch(/^SUMMARY:Book the flights\r$/m);
+    expect(onServer).toMatch(/^DUE;VALUE=DATE:20261209\r$/m);
+
+    // The next sync sees the collection moved, but the ETag is the one the bot wrote: nothing is fetched.
+    radicale.proxy.reset();
+    const after = await core.accounts.syncAccount(await reload(account));
+    expect(after.collections).toEqual([expect.objectContaining({ changed: 0, requests: 1 })]);
+    expect(radicale.proxy.requests).toHaveLength(1);
+
+    expect((await core.assistant.undo(user.id, reply.changes[0]?.undo?.id ?? 0)).kind).toBe("done");
+    expect(await radicale.get(USER, "tasks", name)).toBeUndefined();
+    expect(
+      (await listTasks(db, user.id, taskQuery("open", user.timeZone, clock.now()))).map((task) => task.title),
+    ).not.toContain("Book the flights");
+  });
+
+  it("a task deleted on the server is gone from the next briefing", async () => {
+    const { user } = await connected();
+    await radicale.put(
+      USER,
+      "tasks",
+      "gym.ics",
+      todo("gym", "Renew the gym card", ["DUE;VALUE=DATE:20261203"]),
+    );
+    const before = await nextBriefing(user);
+    const titles = (briefing: typeof before) =>
+      ((receipt(briefing.receipts, "list_tasks", "due_today")?.tasks ?? []) as Array<{ title: string }>).map(
+        (task) => task.title,
+      );
+    expect(titles(before)).toContain("Renew the gym card");
+    await radicale.delete(USER, "tasks", "gym.ics");
+    expect(titles(await nextBriefing(user))).not.toContain("Renew the gym card");
+  });
+
   it("an event moved on the server is moved in the next briefing", async () => {
     const { user } = await connected();
     await radicale.put(
