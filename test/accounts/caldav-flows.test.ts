@@ -357,6 +357,37 @@ describe.skipIf(radicaleMissing !== undefined)("CalDAV accounts end to end again
     expect(titles(await nextBriefing(user))).not.toContain("Renew the gym card");
   });
 
+  it("a deletion confirmed in chat deletes the object on the server and the task from the mirror", async () => {
+    const { user } = await connected(["Tasks"]);
+    await radicale.put(
+      USER,
+      "tasks",
+      "boiler.ics",
+      todo("boiler", "Service the boiler", ["DUE;VALUE=DATE:20261211", "PRIORITY:1"]),
+    );
+    await nextBriefing(user);
+    const boiler = await openTask(user, "Service the boiler");
+    ollama.script(MODEL, [
+      { toolCalls: [call("delete_task", { id: boiler.id })] },
+      { content: "Shall I delete it?" },
+    ]);
+    const asked = await core.assistant.reply(
+      user.id,
+      { platform: "cli", threadKey: `cli:${user.id}:boiler` },
+      "delete the boiler task",
+    );
+    const pending = asked.pending[0];
+    expect(pending?.summary).toBe(`Delete task ${boiler.id} "Service the boiler"?`);
+    const done = await core.assistant.resolveConfirmation(user.id, pending?.id ?? 0, true);
+    expect(done.kind).toBe("done");
+    expect(await radicale.get(USER, "tasks", "boiler.ics")).toBeUndefined();
+
+    expect(done.text).toBe(`Done: Delete task ${boiler.id} "Service the boiler".`);
+    expect(
+      (await listTasks(db, user.id, taskQuery("open", user.timeZone, clock.now()))).map((task) => task.title),
+    ).not.toContain("Service the boiler");
+  });
+
   it("an event moved on the server is moved in the next briefing", async () => {
     const { user } = await connected();
     await radicale.put(
