@@ -227,6 +227,12 @@ async function requireChatEvent(context: ToolContext, id: number): Promise<Calen
   if (event.calendarId !== null) {
     throw new Error(`event ${id} comes from a subscribed calendar; change it in that calendar instead`);
   }
+  // Refused before a Confirm is offered: the store would not match it, and "no event" would be untrue.
+  if (event.accountId) {
+    throw new Error(
+      `event ${id} lives on ${event.sourceName ?? "an account"}; change it there (account events cannot be changed from here yet)`,
+    );
+  }
   return event;
 }
 
