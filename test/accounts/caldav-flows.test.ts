@@ -17,6 +17,7 @@ import { buildCore } from "../../src/build-core.ts";
 import { type Config, loadConfig } from "../../src/config/config.ts";
 import { fixedClock } from "../../src/core/clock.ts";
 import type { Account, Receipt, User } from "../../src/core/domain.ts";
+import type { BriefingEvent } from "../../src/core/events.ts";
 import { silentLogger } from "../../src/core/logger.ts";
 import { taskQuery } from "../../src/core/tasks.ts";
 import { MODEL, modelClientFor, startModelServer } from "../core/fixture.ts";
@@ -107,10 +108,7 @@ describe.skipIf(radicaleMissing !== undefined)("CalDAV accounts end to end again
     return core.assistant.brief(user.id, { slot: "morning" });
   }
 
-  const receipt = (receipts: readonly Receipt[], tool: string, filter?: string) =>
-    receipts.find(
-      (entry) => entry.toolName === tool && (filter === undefined || entry.arguments.filter === filter),
-    )?.result as Record<string, unknown> | undefined;
+  const receipt = receiptOf;
 
   const openTask = async (user: User, title: string) => {
     const tasks = await listTasks(db, user.id, taskQuery("open", user.timeZone, clock.now()));
@@ -516,8 +514,17 @@ describe.skipIf(radicaleMissing !== undefined)("a 500-task CalDAV list end to en
     ollama.script(MODEL, { content: "Good morning." });
     radicale.proxy.reset();
 
-    const briefing = await core.assistant.brief(user.id, { slot: "morning" });
+    const events: BriefingEvent[] = [];
+    const briefing = await core.assistant.brief(user.id, {
+      slot: "morning",
+      onEvent: (entry) => events.push(entry),
+    });
 
+    // Within the refresh deadline: the refresh step reports the accounts refreshed, not late.
+    expect(config.briefing.refreshDeadlineSeconds).toBeGreaterThan(0);
+    expect(events.filter((entry) => entry.type === "refresh-end" && entry.source === "accounts")).toEqual([
+      { type: "refresh-end", source: "accounts", status: "refreshed" },
+    ]);
     // The refresh waited for the sync (it did not give up at the deadline and brief from an empty mirror).
     const [synced] = await createAccounts(db).list(user.id);
     expect(synced).toMatchObject({ id: account.id, lastError: null });
@@ -531,6 +538,12 @@ describe.skipIf(radicaleMissing !== undefined)("a 500-task CalDAV list end to en
   }, 120_000);
 });
 
+function receiptOf(receipts: readonly Receipt[], tool: string, filter?: string) {
+  return receipts.find(
+    (entry) => entry.toolName === tool && (filter === undefined || entry.arguments.filter === filter),
+  )?.result as Record<string, unknown> | undefined;
+}
+
 /** How many tasks the briefing's overdue and due-today receipts counted. */
 function dueCount(receipts: readonly Receipt[]): number {
   return receipts
@@ -541,6 +554,76 @@ function dueCount(receipts: readonly Receipt[]): number {
     )
     .reduce((sum, entry) => sum + Number((entry.result as { count?: number }).count ?? 0), 0);
 }
+
+describe.skipIf(radicaleMissing !== undefined)("a CalDAV server down at briefing time", () => {
+  let radicale: Radicale | undefined;
+  let ollama: OllamaTestServer;
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    [radicale, ollama, database] = await Promise.all([
+      startRadicale({ users: { [USER]: PASSWORD } }),
+      startModelServer(),
+      createTestDatabase("pglite"),
+    ]);
+    await radicale.makeCalendar(USER, "tasks", { name: "Tasks", components: ["VTODO"] });
+    await radicale.put(USER, "tasks", "milk.ics", todo("milk", "Buy milk", ["DUE;VALUE=DATE:20261203"]));
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([radicale?.stop(), ollama?.close(), database?.dispose()]);
+  });
+
+  it("briefs from the mirror, and the refresh says the account could not be synced", async () => {
+    const db = database.open.db;
+    const clock = fixedClock(START);
+    const config = loadConfig({ BRIEFBOT_SECRET_KEY: KEY }, (path) => readFileSync(path, "utf8"));
+    const core = buildCore({
+      db,
+      config,
+      clock,
+      fetch: globalThis.fetch,
+      logger: silentLogger,
+      model: modelClientFor(ollama.url),
+      owner: "caldav-flows-down",
+      providers: [loopbackProvider()],
+    });
+    const user = await createTestUser(db, BERLIN);
+    const { account } = await core.accounts.addAccount({
+      userId: user.id,
+      kind: "caldav",
+      label: LABEL,
+      url: `${radicale?.url}/`,
+      username: USER,
+      secret: PASSWORD,
+    });
+    expect((await core.accounts.syncAccount(account)).error).toBeUndefined();
+    await radicale?.stop();
+    radicale = undefined;
+    clock.advance(config.sync.calendarMinutes * 60_000);
+
+    ollama.script(MODEL, { content: "Good morning." });
+    const events: BriefingEvent[] = [];
+    const briefing = await core.assistant.brief(user.id, {
+      slot: "morning",
+      onEvent: (entry) => events.push(entry),
+    });
+    expect(events.filter((entry) => entry.type === "refresh-end" && entry.source === "accounts")).toEqual([
+      {
+        type: "refresh-end",
+        source: "accounts",
+        status: "failed",
+        detail: `could not sync ${LABEL}; using what it showed last`,
+      },
+    ]);
+    const dueToday = receiptOf(briefing.receipts, "list_tasks", "due_today");
+    expect(dueToday?.tasks).toEqual([
+      expect.objectContaining({ title: "Buy milk", from: `${LABEL} · Tasks` }),
+    ]);
+    const [after] = await createAccounts(db).list(user.id);
+    expect(after?.lastError).toBeTruthy();
+    expect(after?.lastError).not.toContain(PASSWORD);
+  });
+});
 
 describe.skipIf(radicaleMissing !== undefined)("briefbot account with a CalDAV server", () => {
   let radicale: Radicale;
