@@ -14,7 +14,7 @@ import type { Database } from "../../db/client.ts";
 import { countTasks, listTasks } from "../../db/queries/tasks.ts";
 import { createAccounts } from "../../db/stores/index.ts";
 import { buildCore } from "../../src/build-core.ts";
-import { type Config, loadConfig } from "../../src/config/config.ts";
+import { loadConfig } from "../../src/config/config.ts";
 import { fixedClock } from "../../src/core/clock.ts";
 import type { Account, Receipt, User } from "../../src/core/domain.ts";
 import type { BriefingEvent } from "../../src/core/events.ts";
@@ -48,13 +48,10 @@ describe.skipIf(radicaleMissing !== undefined)("CalDAV accounts end to end again
   let database: TestDatabase;
   let db: Database;
   const clock = fixedClock(START);
-  const config: Config = {
-    ...loadConfig({ BRIEFBOT_SECRET_KEY: KEY }, (path) => readFileSync(path, "utf8")),
-  };
-  let core: ReturnType<typeof coreFor>;
-  const coreFor = (getDb: () => Database) =>
+  const config = loadConfig({ BRIEFBOT_SECRET_KEY: KEY }, (path) => readFileSync(path, "utf8"));
+  const coreOver = (over: Database) =>
     buildCore({
-      db: getDb(),
+      db: over,
       config,
       clock,
       fetch: globalThis.fetch,
@@ -64,6 +61,7 @@ describe.skipIf(radicaleMissing !== undefined)("CalDAV accounts end to end again
       // Radicale listens on loopback, which only an operator's allow_private_networks opens.
       providers: [loopbackProvider()],
     });
+  let core: ReturnType<typeof coreOver>;
 
   beforeAll(async () => {
     [radicale, ollama, database] = await Promise.all([
@@ -74,7 +72,7 @@ describe.skipIf(radicaleMissing !== undefined)("CalDAV accounts end to end again
     db = database.open.db;
     await radicale.makeCalendar(USER, "tasks", { name: "Tasks", components: ["VTODO"] });
     await radicale.makeCalendar(USER, "calendar", { name: "Personal", components: ["VEVENT"] });
-    core = coreFor(() => db);
+    core = coreOver(db);
   }, 60_000);
   afterAll(async () => {
     await Promise.all([radicale?.stop(), ollama?.close(), database?.dispose()]);
@@ -447,7 +445,8 @@ describe.skipIf(radicaleMissing !== undefined)("CalDAV accounts end to end again
     expect(reply.changes).toEqual([]);
     const refused = reply.receipts.find((entry) => entry.toolName === "update_event");
     expect(refused?.error).toBe(true);
-    expect(String((refused?.result as { error?: string }).error)).toBe(
+    expect(refused?.result).toHaveProperty(
+      "error",
       `event ${standup?.id} lives on ${LABEL} · Personal; change it there (account events cannot be changed from here yet)`,
     );
     expect(await radicale.get(USER, "calendar", "standup.ics")).toEqual(onServer);
