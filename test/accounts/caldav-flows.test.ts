@@ -164,6 +164,46 @@ describe.skipIf(radicaleMissing !== undefined)("CalDAV accounts end to end again
     expect((await openTask(user, "File taxes")).status).toBe("open");
   });
 
+  it("an update in chat changes only what it names on the server, and Undo puts the old values back there", async () => {
+    const { user } = await connected(["Tasks"]);
+    await radicale.put(
+      USER,
+      "tasks",
+      "car.ics",
+      todo("car", "Wash the car", ["DUE;TZID=Europe/Berlin:20261205T100000", "CATEGORIES:home"]),
+    );
+    await nextBriefing(user);
+    const car = await openTask(user, "Wash the car");
+    ollama.script(MODEL, [
+      {
+        toolCalls: [
+          call("update_task", { id: car.id, title: "Wash the car, inside too", due_date: "2026-12-06" }),
+        ],
+      },
+      { content: "Updated." },
+    ]);
+    const reply = await core.assistant.reply(
+      user.id,
+      { platform: "cli", threadKey: `cli:${user.id}:car` },
+      "rename the car task and move it to Sunday",
+    );
+    const updated = unfold((await radicale.get(USER, "tasks", "car.ics"))?.body);
+    // The comma escaped, as RFC 5545 has TEXT values.
+    expect(updated).toMatch(/^SUMMARY:Wash the car\\, inside too\r$/m);
+    expect(updated).toMatch(/^DUE;TZID=Europe\/Berlin:20261206T100000\r$/m);
+    expect(updated).toMatch(/^CATEGORIES:home\r$/m);
+
+    expect((await core.assistant.undo(user.id, reply.changes[0]?.undo?.id ?? 0)).kind).toBe("done");
+    const restored = unfold((await radicale.get(USER, "tasks", "car.ics"))?.body);
+    expect(restored).toMatch(/^SUMMARY:Wash the car\r$/m);
+    expect(restored).toMatch(/^DUE;TZID=Europe\/Berlin:20261205T100000\r$/m);
+    expect(await openTask(user, "Wash the car")).toMatchObject({
+      id: car.id,
+      dueDate: "2026-12-05",
+      dueTime: "10:00",
+    });
+  });
+
   it("an edit made on the server between read and write gets a 412: the user is asked again, nothing is overwritten", async () => {
     const { user } = await connected();
     await radicale.put(USER, "tasks", "plants.ics", todo("plants", "Water the plants"));
