@@ -205,7 +205,7 @@ export function createAccountService(deps: AccountServiceDeps) {
     if (!error.current) {
       await accounts.dropObject(account.id, collectionId, before.remoteId);
       throw new ConflictError(
-        `task ${before.task.id} "${before.task.title}" was deleted on ${where} since it was read; nothing was written`,
+        `task ${before.task.id} "${before.task.title}" was deleted on ${where} since it was read; nothing was written.`,
         undefined,
       );
     }
@@ -214,7 +214,7 @@ export function createAccountService(deps: AccountServiceDeps) {
     const now = current.derived.tasks[0];
     const changes = now ? taskDifferences(before.task, now) : "it is no longer a task";
     throw new ConflictError(
-      `task ${before.task.id} "${before.task.title}" was changed on ${where} since it was read (${changes}); nothing was written — ask the user again with the new values`,
+      `task ${before.task.id} "${before.task.title}" was changed on ${where} since it was read (${changes}); nothing was written. Ask again with the new values if you still want it.`,
       error.current,
     );
   }

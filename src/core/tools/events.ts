@@ -73,6 +73,8 @@ export function eventView(event: EventView): Record<string, unknown> {
     description: clip(event.description, 100),
     // Most events come from subscriptions; marking the few the user may change says more in fewer tokens.
     editable: event.source === "chat" ? true : null,
+    // An account's event says where it lives ("Nextcloud · Personal"), as its tasks do.
+    from: event.from ?? null,
   });
 }
 
@@ -224,6 +226,12 @@ async function requireChatEvent(context: ToolContext, id: number): Promise<Calen
   if (!event) throw new NotFoundError(`no event ${id}`);
   if (event.calendarId !== null) {
     throw new Error(`event ${id} comes from a subscribed calendar; change it in that calendar instead`);
+  }
+  // Refused before a Confirm is offered: the store would not match it, and "no event" would be untrue.
+  if (event.accountId) {
+    throw new Error(
+      `event ${id} lives on ${event.sourceName ?? "an account"}; change it there (account events cannot be changed from here yet)`,
+    );
   }
   return event;
 }
