@@ -12,7 +12,13 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { linkIdentity } from "../../db/queries/users.ts";
 import { createTestDatabase, createTestUser, type TestDatabase } from "../helpers/database.ts";
-import { freePort, type RealRun, realBriefbot } from "../helpers/real-briefbot.ts";
+import {
+  freePort,
+  healthBecomes,
+  platformHealth,
+  type RunningBot,
+  realBriefbot,
+} from "../helpers/real-briefbot.ts";
 import {
   type OllamaTestServer,
   type RecordedChatRequest,
@@ -58,12 +64,7 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-interface Bot {
-  run: RealRun;
-  port: number;
-}
-
-async function startBot(): Promise<Bot> {
+async function startBot(): Promise<RunningBot> {
   const port = await freePort();
   processes += 1;
   const dataDir = mkdtempSync(join(root, `bot-${processes}-`));
@@ -77,28 +78,7 @@ async function startBot(): Promise<Bot> {
   return { run, port };
 }
 
-const telegramLine = (bot: Bot) => bot.run.stdout().match(/^ {2}telegram {3}.*$/m)?.[0] ?? "";
-
-async function health(bot: Bot): Promise<{ status: number; telegram: string | undefined }> {
-  const response = await fetch(`http://127.0.0.1:${bot.port}/healthz`);
-  const body = (await response.json()) as { platforms: { telegram?: { state: string } } };
-  return { status: response.status, telegram: body.platforms.telegram?.state };
-}
-
-/**
- * Waits until `/healthz` shows Telegram in `state` with a 200 (the scheduler's first tick may come a moment
- * after the summary on a loaded machine; until then every process answers 503). Returns how long it took.
- */
-async function healthBecomes(bot: Bot, state: string, timeoutMs: number): Promise<number> {
-  const started = Date.now();
-  for (;;) {
-    const now = await health(bot).catch(() => undefined);
-    if (now?.telegram === state && now.status === 200) return Date.now() - started;
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`telegram never became ${state} (last: ${JSON.stringify(now)})\n${bot.run.stdout()}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
+const telegramLine = (bot: RunningBot) => bot.run.stdout().match(/^ {2}telegram {3}.*$/m)?.[0] ?? "";
 
 /** Each update from its own chat, so "answered once" is one bot message in that chat. */
 let nextChat = 5000;
@@ -154,8 +134,8 @@ async function answered(chats: Array<{ chatId: number; updateId: number }>): Pro
 }
 
 describe("two processes polling one Telegram token on one PostgreSQL", { timeout: 400_000 }, () => {
-  let first: Bot;
-  let second: Bot;
+  let first: RunningBot;
+  let second: RunningBot;
   const sentUpdates: Array<{ chatId: number; updateId: number }> = [];
   const questions: Array<{ chatId: number; updateId: number; question: string }> = [];
 
@@ -166,8 +146,8 @@ describe("two processes polling one Telegram token on one PostgreSQL", { timeout
     expect(telegramLine(second)).toMatch(
       /^ {2}telegram {3}on \(long polling\) — STANDBY: another process \(bot-[^)]+\) holds this token's connection; this one takes over when that one's lease lapses$/,
     );
-    await healthBecomes(first, "polling", 60_000);
-    await healthBecomes(second, "standby", 60_000);
+    await healthBecomes(first, "telegram", "polling", 60_000);
+    await healthBecomes(second, "telegram", "standby", 60_000);
 
     const before = [writeFromNewChat(), writeFromNewChat(), writeFromNewChat()];
     sentUpdates.push(...before);
@@ -197,7 +177,7 @@ describe("two processes polling one Telegram token on one PostgreSQL", { timeout
     const asked = [await askFromNewChat(), await askFromNewChat(), await askFromNewChat()];
     questions.push(...asked);
     // The bound is generous for a loaded machine; the hand-over time itself is printed, not asserted.
-    const tookOverMs = await healthBecomes(second, "polling", 120_000);
+    const tookOverMs = await healthBecomes(second, "telegram", "polling", 120_000);
     console.info(`standby took over polling ${(tookOverMs / 1000).toFixed(1)} s after kill -9`);
     const after = [writeFromNewChat(), writeFromNewChat(), writeFromNewChat()];
     sentUpdates.push(...after);
@@ -205,7 +185,7 @@ describe("two processes polling one Telegram token on one PostgreSQL", { timeout
     for (const { chatId } of questions)
       await telegram.waitFor(() => telegram.chat(chatId).botMessages()[0], 120_000);
 
-    expect(await health(second)).toEqual({ status: 200, telegram: "polling" });
+    expect(await platformHealth(second, "telegram")).toEqual({ status: 200, state: "polling" });
     // Never two long polls open at once: the standby did not poll while the first process did.
     expect(telegram.pollStats().overlaps).toBe(0);
   });
@@ -213,12 +193,12 @@ describe("two processes polling one Telegram token on one PostgreSQL", { timeout
   it("starts a third process as a standby, and hands over at once when the poller stops cleanly", async () => {
     const third = await startBot();
     expect(telegramLine(third)).toContain("STANDBY");
-    await healthBecomes(third, "standby", 60_000);
+    await healthBecomes(third, "telegram", "standby", 60_000);
 
     second.run.child.kill("SIGINT");
     expect(await second.run.exitCode()).toBe(0);
     // The lease was given up, so the next check (10 s) takes over rather than the lease's lapse (30 s).
-    await healthBecomes(third, "polling", 60_000);
+    await healthBecomes(third, "telegram", "polling", 60_000);
     const last = [writeFromNewChat()];
     sentUpdates.push(...last);
     await answered(last);

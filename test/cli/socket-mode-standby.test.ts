@@ -9,7 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
-import { freePort, type RealRun, realBriefbot } from "../helpers/real-briefbot.ts";
+import {
+  freePort,
+  healthBecomes,
+  type RunningBot,
+  realBriefbot,
+} from "../helpers/real-briefbot.ts";
 import { type SlackServer, startSlackServer } from "../servers/slack-server.ts";
 import { type SlackSocketModeServer, startSlackSocketModeServer } from "../servers/slack-socket-mode.ts";
 
@@ -35,12 +40,7 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-interface Bot {
-  run: RealRun;
-  port: number;
-}
-
-async function startBot(): Promise<Bot> {
+async function startBot(): Promise<RunningBot> {
   const port = await freePort();
   processes += 1;
   const dataDir = mkdtempSync(join(root, `bot-${processes}-`));
@@ -55,25 +55,7 @@ async function startBot(): Promise<Bot> {
   return { run, port };
 }
 
-const slackLine = (bot: Bot) => bot.run.stdout().match(/^ {2}slack {6}.*$/m)?.[0] ?? "";
-
-async function health(bot: Bot): Promise<{ status: number; slack: string | undefined }> {
-  const response = await fetch(`http://127.0.0.1:${bot.port}/healthz`);
-  const body = (await response.json()) as { platforms: { slack?: { state: string } } };
-  return { status: response.status, slack: body.platforms.slack?.state };
-}
-
-/** Waits until `/healthz` shows Slack in `state` with a 200; returns how long it took. */
-async function healthBecomes(bot: Bot, state: string, timeoutMs: number): Promise<number> {
-  const started = Date.now();
-  for (;;) {
-    const now = await health(bot).catch(() => undefined);
-    if (now?.slack === state && now.status === 200) return Date.now() - started;
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`slack never became ${state} (last: ${JSON.stringify(now)})\n${bot.run.stdout()}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
+const slackLine = (bot: RunningBot) => bot.run.stdout().match(/^ {2}slack {6}.*$/m)?.[0] ?? "";
 
 /** A DM from a stranger (each its own user): the bot's one answer is the refusal, shown to them alone. */
 let nextUser = 7000;
@@ -97,8 +79,8 @@ async function dmFromStranger(): Promise<string> {
 }
 
 describe("two processes on one Slack app in Socket Mode on one PostgreSQL", { timeout: 300_000 }, () => {
-  let first: Bot;
-  let second: Bot;
+  let first: RunningBot;
+  let second: RunningBot;
   const strangers: string[] = [];
 
   it("lets one connect and the other stand by, saying so in its summary and a 200 /healthz", async () => {
@@ -108,8 +90,8 @@ describe("two processes on one Slack app in Socket Mode on one PostgreSQL", { ti
     expect(slackLine(second)).toMatch(
       /^ {2}slack {6}on \(Socket Mode\) — STANDBY: another process \(bot-[^)]+\) holds this token's connection; this one takes over when that one's lease lapses$/,
     );
-    await healthBecomes(first, "connected", 60_000);
-    await healthBecomes(second, "standby", 60_000);
+    await healthBecomes(first, "slack", "connected", 60_000);
+    await healthBecomes(second, "slack", "standby", 60_000);
     expect(socket.stats()).toMatchObject({ opened: 1, open: 1, peak: 1 });
     strangers.push(await dmFromStranger(), await dmFromStranger());
   });
@@ -118,7 +100,7 @@ describe("two processes on one Slack app in Socket Mode on one PostgreSQL", { ti
     first.run.child.kill("SIGKILL");
     await first.run.exited;
     // The bound is generous for a loaded machine; the hand-over time itself is printed, not asserted.
-    const tookOverMs = await healthBecomes(second, "connected", 120_000);
+    const tookOverMs = await healthBecomes(second, "slack", "connected", 120_000);
     console.info(`standby took over Socket Mode ${(tookOverMs / 1000).toFixed(1)} s after kill -9`);
     await socket.waitForConnections(1);
     strangers.push(await dmFromStranger(), await dmFromStranger());

@@ -109,3 +109,41 @@ export async function freePort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
+
+/** A `briefbot start` a test runs, and the port its `/healthz` answers on. */
+export interface RunningBot {
+  run: RealRun;
+  port: number;
+}
+
+/** `/healthz` of a running bot: its HTTP status and one platform's state. */
+export async function platformHealth(
+  bot: RunningBot,
+  platform: "telegram" | "slack",
+): Promise<{ status: number; state: string | undefined }> {
+  const response = await fetch(`http://127.0.0.1:${bot.port}/healthz`);
+  const body = (await response.json()) as { platforms: Record<string, { state: string } | undefined> };
+  return { status: response.status, state: body.platforms[platform]?.state };
+}
+
+/**
+ * Waits until `/healthz` shows the platform in `state` with a 200 (the scheduler's first tick may come a
+ * moment after the summary on a loaded machine; until then a process answers 503). Returns how long it took.
+ */
+export async function healthBecomes(
+  bot: RunningBot,
+  platform: "telegram" | "slack",
+  state: string,
+  timeoutMs: number,
+): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    const now = await platformHealth(bot, platform).catch(() => undefined);
+    if (now?.state === state && now.status === 200) return Date.now() - started;
+    if (Date.now() - started > timeoutMs)
+      throw new Error(
+        `${platform} never became ${state} (last: ${JSON.stringify(now)})\n${bot.run.stdout()}`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
