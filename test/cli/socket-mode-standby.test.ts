@@ -9,12 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
-import {
-  freePort,
-  healthBecomes,
-  type RunningBot,
-  realBriefbot,
-} from "../helpers/real-briefbot.ts";
+import { freePort, healthBecomes, type RunningBot, realBriefbot } from "../helpers/real-briefbot.ts";
 import { type SlackServer, startSlackServer } from "../servers/slack-server.ts";
 import { type SlackSocketModeServer, startSlackSocketModeServer } from "../servers/slack-socket-mode.ts";
 
