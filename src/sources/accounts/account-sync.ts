@@ -61,8 +61,12 @@ export function createAccountRefresher(options: {
         try {
           const name = sourceLeaseName.account(account.id);
           const outcome = await leases.exclusive(name, () => options.service.syncAccount(account));
-          if (!outcome.ran) await leases.waitFree(name, deadline);
-          else if (outcome.value.error) failures.push(`could not sync ${account.label}`);
+          if (outcome.ran) {
+            if (outcome.value.error) failures.push(`could not sync ${account.label}`);
+          } else if (!(await leases.waitFree(name, deadline))) {
+            // Still another process's at the deadline: what this briefing reads is not refreshed.
+            failures.push(`${account.label} was still syncing in another process`);
+          }
         } catch (error) {
           failures.push(`could not sync ${account.label} (${errorMessage(error)})`);
         }

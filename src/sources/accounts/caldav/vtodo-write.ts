@@ -7,9 +7,15 @@
 import ICAL from "ical.js";
 import { DateTime } from "luxon";
 import type { TaskDraft, TaskWrite } from "../../../core/accounts/ports.ts";
+import { BriefbotError } from "../../../core/errors.ts";
 import { PRIORITY_VALUES, priorityOf } from "../../calendar/read-todo.ts";
 
-export class UnwritableTaskError extends Error {}
+/** A stored task this edit cannot be made to (unreadable, no VTODO, an impossible due time). */
+export class UnwritableTaskError extends BriefbotError<"unwritable_task"> {
+  constructor(message: string) {
+    super("unwritable_task", message);
+  }
+}
 
 /** As in `read-todo.ts`: enough steps for a daily task begun 25 years ago. */
 const MAX_RECURRENCE_STEPS = 10_000;
