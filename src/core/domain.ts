@@ -237,11 +237,20 @@ export interface Receipt {
   arguments: Record<string, unknown>;
   /** The parsed tool result (what the model saw, as JSON). */
   result: unknown;
-  /** True when the call failed or was refused; `result` then holds `{ error }`. */
+  /**
+   * True when the call failed or was refused; `result` then holds `{ error }`, and `{ current }` where the
+   * failure found out what is true now (see {@link FAILED_CALL_FACTS}).
+   */
   error: boolean;
   /** When the tool ran: the data's "as of" time. */
   at: Date;
 }
+
+/**
+ * The key of a failed call's result that holds what the failure found out (`BriefbotError.facts`: a
+ * server's copy of a task after a refused write). It is data about the user's world, unlike the error text.
+ */
+export const FAILED_CALL_FACTS = "current";
 
 // ---------------------------------------------------------------------------------------------------------
 // Logged messages: every turn, tool call and tool result of a run or a thread.

@@ -17,14 +17,26 @@ export function errorMessage(error: unknown, options: { cause?: boolean } = {}):
  * replies, tests) branch on, and a message for people. Names and messages may change; codes do not.
  */
 export class BriefbotError<CODE extends string = string> extends Error {
+  /**
+   * Data about the user's world the failure found out, which a reply may state (a server's copy of a task
+   * after a refused write): the tool result carries it, and grounding reads it as a receipt's data.
+   */
+  readonly facts: Record<string, unknown> | undefined;
+
   constructor(
     readonly code: CODE,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; facts?: Record<string, unknown> },
   ) {
-    super(message, options);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
+    this.facts = options?.facts;
   }
+}
+
+/** The facts an error of ours carries, if any. */
+export function factsOf(error: unknown): Record<string, unknown> | undefined {
+  return error instanceof BriefbotError ? error.facts : undefined;
 }
 
 /** The error's code when it is one of ours. */

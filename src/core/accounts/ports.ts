@@ -146,8 +146,10 @@ export class ConflictError extends BriefbotError<"conflict"> {
     message: string,
     /** The object as the server holds it now; undefined when it was deleted there. */
     readonly current: RemoteObject | undefined,
+    /** What the server's copy says, as a tool shows a task, for the reply that tells the user. */
+    facts?: Record<string, unknown>,
   ) {
-    super("conflict", message);
+    super("conflict", message, facts ? { facts } : undefined);
   }
 }
 

@@ -213,9 +213,21 @@ export function createAccountService(deps: AccountServiceDeps) {
     await accounts.storeObject(account.id, collectionId, current);
     const now = current.derived.tasks[0];
     const changes = now ? taskDifferences(before.task, now) : "it is no longer a task";
+    const facts = now
+      ? {
+          id: before.task.id,
+          title: now.title,
+          due_date: now.dueDate,
+          due_time: now.dueTime,
+          priority: now.priority,
+          status: now.status,
+          from: where,
+        }
+      : undefined;
     throw new ConflictError(
       `task ${before.task.id} "${before.task.title}" was changed on ${where} since it was read (${changes}); nothing was written. Ask again with the new values if you still want it.`,
       error.current,
+      facts,
     );
   }
 

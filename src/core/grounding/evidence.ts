@@ -1,5 +1,5 @@
 import { DateTime } from "luxon";
-import type { Receipt } from "../domain.ts";
+import { FAILED_CALL_FACTS, type Receipt } from "../domain.ts";
 import { coverageOf } from "./coverage.ts";
 import { collectFacts } from "./facts.ts";
 import { findTimes } from "./times.ts";
@@ -26,8 +26,9 @@ interface Walk {
 }
 
 /**
- * Indexes every string and number of the receipts' results and arguments. Failed or refused calls
- * are left out: an error message is not data about the user's day.
+ * Indexes every string and number of the receipts' results and arguments. Of a failed or refused call
+ * only what the failure found out counts (`current`: a server's copy after a refused write); its error
+ * message is not data about the user's day.
  */
 export function collectEvidence(receipts: readonly Receipt[], zone: string, localDate?: string): Evidence {
   const texts: EvidenceText[] = [];
@@ -47,7 +48,19 @@ export function collectEvidence(receipts: readonly Receipt[], zone: string, loca
     },
   };
   for (const receipt of receipts) {
-    if (receipt.error) continue;
+    if (receipt.error) {
+      const found = factsOfFailed(receipt);
+      if (found !== undefined) {
+        const receiptContext = new Set(scalarStrings(found).flatMap((text) => tokenize(text)));
+        walk(
+          found,
+          null,
+          { zone, evidence, receiptContext, toolName: receipt.toolName, fromArguments: false },
+          0,
+        );
+      }
+      continue;
+    }
     const receiptContext = new Set<string>();
     for (const text of scalarStrings(receipt.arguments))
       for (const word of tokenize(text)) receiptContext.add(word);
@@ -58,6 +71,13 @@ export function collectEvidence(receipts: readonly Receipt[], zone: string, loca
     walk(receipt.result, null, { ...base, fromArguments: false }, 0);
   }
   return evidence;
+}
+
+/** What a failed call found out, when its result carries it. */
+function factsOfFailed(receipt: Receipt): unknown {
+  const result = receipt.result;
+  if (typeof result !== "object" || result === null) return undefined;
+  return (result as Record<string, unknown>)[FAILED_CALL_FACTS];
 }
 
 function walk(value: unknown, key: string | null, state: Walk, depth: number): void {

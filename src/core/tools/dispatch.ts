@@ -3,8 +3,8 @@
  * confirmation, done) into a value the model sees next turn. Nothing here throws: the loop goes on.
  */
 import type { z } from "zod";
-import type { ToolCall } from "../domain.ts";
-import { errorMessage } from "../errors.ts";
+import { FAILED_CALL_FACTS, type ToolCall } from "../domain.ts";
+import { errorMessage, factsOf } from "../errors.ts";
 import { storableJson } from "../storable-text.ts";
 import { isMutationResult, type PendingHandle, type ToolContext, type UndoStep } from "./define-tool.ts";
 import { argumentProblem, screenToolCalls, TOOL_CALL_LIMITS, type ToolCallLimits } from "./limits.ts";
@@ -145,7 +145,12 @@ export async function dispatchToolCall(
       ...(tool.untrusted?.(result) ? { untrusted: true } : {}),
     });
   } catch (error) {
-    return finish({ arguments: validArguments, error: true, result: { error: errorMessage(error) } });
+    const facts = factsOf(error);
+    return finish({
+      arguments: validArguments,
+      error: true,
+      result: { error: errorMessage(error), ...(facts ? { [FAILED_CALL_FACTS]: facts } : {}) },
+    });
   }
 }
 

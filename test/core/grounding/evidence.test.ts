@@ -51,3 +51,37 @@ describe("evidence from receipts of any shape", () => {
     );
   });
 });
+
+describe("what a failed call found out", () => {
+  const conflict = (current?: Record<string, unknown>) =>
+    receipt(
+      "complete_task",
+      { task_id: 7 },
+      {
+        error:
+          'task 7 "Book flights" was changed on Todoist · Personal since it was read (title "Book flights" → "Book flights and hotel"; due time → 15:00); nothing was written.',
+        ...(current ? { current } : {}),
+      },
+      true,
+    );
+  const reply = 'Someone changed it on Todoist meanwhile: it is now "Book flights and hotel", due at 15:00.';
+
+  it("backs a reply that states the server's copy a refused write brought back", () => {
+    const current = {
+      id: 7,
+      title: "Book flights and hotel",
+      due_date: "2026-12-02",
+      due_time: "15:00",
+      priority: "normal",
+      status: "open",
+      from: "Todoist · Personal",
+    };
+    const report = checkGrounding(reply, [conflict(current)], LONDON);
+    expect(report.unbacked).toEqual([]);
+  });
+
+  it("does not take the error text itself as data", () => {
+    const report = checkGrounding(reply, [conflict()], LONDON);
+    expect(report.unbacked.map((claim) => claim.normalized)).toContain("15:00");
+  });
+});

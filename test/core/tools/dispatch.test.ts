@@ -1,5 +1,6 @@
 import { expect, it } from "vitest";
 import { z } from "zod";
+import { ConflictError } from "../../../src/core/accounts/ports.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
 import { briefingToolSet, chatToolSet } from "../../../src/core/tools/allowlists.ts";
 import { createDefaultToolRegistry } from "../../../src/core/tools/catalog.ts";
@@ -109,6 +110,24 @@ describeInMemory("tool dispatch", (getStore) => {
     const set = createToolSet(createToolRegistry([exploding]), "test", ["explode"]);
     const thrown = await dispatchToolCall(set, run("explode"), context);
     expect(thrown).toMatchObject({ error: true, result: { error: "boom" } });
+  });
+
+  it("hands the model what a failure found out beside its message, and only that", async () => {
+    const { context } = await twoUsers();
+    const current = { id: 7, title: "Book flights and hotel", due_time: "15:00" };
+    const refusing = defineTool({
+      name: "refuse",
+      description: "",
+      readOnly: true,
+      input: z.object({}),
+      handler: async () => {
+        throw new ConflictError('task 7 "Book flights" was changed on the server', undefined, current);
+      },
+    });
+    const set = createToolSet(createToolRegistry([refusing]), "test", ["refuse"]);
+    const refused = await dispatchToolCall(set, run("refuse"), context);
+    expect(refused).toMatchObject({ error: true });
+    expect(refused.result).toEqual({ error: 'task 7 "Book flights" was changed on the server', current });
   });
 
   it("does not run a destructive tool where nobody can confirm it", async () => {
