@@ -3,7 +3,6 @@
  * (with `Sources.refresh` fetching stale weather, calendars and feeds before a briefing) and this process's
  * name as the owner of its runs, handed to `composeCore`. The app, the CLI and the bench build the core here.
  */
-
 import { randomBytes } from "node:crypto";
 import type { Database } from "../db/client.ts";
 import { createAccounts, createDbPorts, createLeases, createUsers } from "../db/stores/index.ts";
