@@ -364,21 +364,9 @@ function judge(
     case "no_other": {
       if (quantity.family === "task") return taskQuantity(quantity, facts, sentence, prior);
       const spoken = spokenOf(sentence, facts.localDate);
-      const looked = spoken.dates.map((date) => eventsOn(facts, date));
-      if (looked.some((list) => list === undefined))
+      const events = eventsSpokenOf(spoken, facts);
+      if (events === undefined)
         return { backed: false, why: `no receipt lists the events of ${spoken.dates.join(", ")}` };
-      // "your only meeting this afternoon" counts the afternoon's events; "this weekend" both days'.
-      const inPart = spoken.part ? partWindow(spoken.part) : undefined;
-      const events = looked
-        .flatMap((list) => list ?? [])
-        .filter(
-          (event) =>
-            !inPart ||
-            (!event.allDay &&
-              event.start !== undefined &&
-              event.start < inPart.to &&
-              (event.end ?? event.start) > inPart.from),
-        );
       const named = namedItems(
         `${prior} ${sentence}`,
         facts,
@@ -478,20 +466,9 @@ function judge(
     }
     case "count": {
       const spoken = spokenOf(sentence, facts.localDate);
-      const looked = spoken.dates.map((date) => eventsOn(facts, date));
-      if (looked.some((list) => list === undefined))
+      const events = eventsSpokenOf(spoken, facts);
+      if (events === undefined)
         return { backed: false, why: `no receipt lists the events of ${spoken.dates.join(", ")}` };
-      const inPart = spoken.part ? partWindow(spoken.part) : undefined;
-      const events = looked
-        .flatMap((list) => list ?? [])
-        .filter(
-          (event) =>
-            !inPart ||
-            (!event.allDay &&
-              event.start !== undefined &&
-              event.start < inPart.to &&
-              (event.end ?? event.start) > inPart.from),
-        );
       return {
         backed: events.length === quantity.value,
         why: `${spoken.dates.join(" and ")}${spoken.part ? ` (${spoken.part})` : ""} has ${events.length} event${events.length === 1 ? "" : "s"}${events.length > 0 ? `: ${events.map((event) => event.title).join(", ")}` : ""}`,
@@ -675,6 +652,29 @@ function exemptEvents(sentence: string, facts: Facts): Set<string> {
 }
 
 /** The events of a day, or undefined when no receipt looked at that day's calendar. */
+/**
+ * The events of the days and part of day a sentence speaks of: "your only meeting this afternoon" counts
+ * the afternoon's, "this weekend" both days'. Undefined when a day spoken of has no events receipt.
+ */
+function eventsSpokenOf(
+  spoken: { dates: string[]; part: string | undefined },
+  facts: Facts,
+): ItemFact[] | undefined {
+  const looked = spoken.dates.map((date) => eventsOn(facts, date));
+  if (looked.some((list) => list === undefined)) return undefined;
+  const inPart = spoken.part ? partWindow(spoken.part) : undefined;
+  return looked
+    .flatMap((list) => list ?? [])
+    .filter(
+      (event) =>
+        !inPart ||
+        (!event.allDay &&
+          event.start !== undefined &&
+          event.start < inPart.to &&
+          (event.end ?? event.start) > inPart.from),
+    );
+}
+
 function eventsOn(facts: Facts, day: string): ItemFact[] | undefined {
   const looked =
     (day === facts.localDate && facts.eventsLooked.has("today")) ||
