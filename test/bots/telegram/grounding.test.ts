@@ -18,6 +18,47 @@ afterEach(async () => {
 
 const posts = (h: Harness, account: TestUser) => h.telegram.chat(account.id).botMessages();
 
+/**
+ * The receipts of `briefing`, reached twice: from its Receipts button and from /receipts, each followed
+ * through every "More" to its last page.
+ */
+async function receiptPages(
+  h: Harness,
+  account: TestUser,
+  briefing: BotPost,
+): Promise<{ fromButton: BotPost[]; fromCommand: BotPost[] }> {
+  const follow = async (first: BotPost): Promise<BotPost[]> => {
+    const pages = [first];
+    for (;;) {
+      const more = pages.at(-1)?.replyMarkup?.inline_keyboard[0]?.[0];
+      if (!more?.callback_data || !more.text.startsWith("More")) return pages;
+      const pressed = pages.at(-1) as BotPost;
+      h.telegram.pressButton(account.id, pressed.messageId, more.callback_data);
+      pages.push(
+        await h.telegram.waitFor(() =>
+          posts(h, account).find(
+            (post) => post.replyTo === pressed.messageId && post.text.includes("Receipts ·"),
+          ),
+        ),
+      );
+    }
+  };
+  const data = briefing.replyMarkup?.inline_keyboard[0]?.[0]?.callback_data ?? "";
+  h.telegram.pressButton(account.id, briefing.messageId, data);
+  const fromButton = await follow(
+    await h.telegram.waitFor(() =>
+      posts(h, account).find(
+        (post) => post.replyTo === briefing.messageId && post.text.includes("Receipts ·"),
+      ),
+    ),
+  );
+  const { message } = h.telegram.sendUserMessage(account.id, "/receipts");
+  const fromCommand = await follow(
+    await h.telegram.waitFor(() => posts(h, account).find((post) => post.replyTo === message.message_id)),
+  );
+  return { fromButton, fromCommand };
+}
+
 /** Sends /brief and waits for the briefing carrying the Receipts button. */
 async function brief(h: Harness, account: TestUser, slot = ""): Promise<BotPost> {
   h.telegram.sendUserMessage(account.id, `/brief${slot ? ` ${slot}` : ""}`);
@@ -60,36 +101,7 @@ describeEachDatabase("telegram: grounded answers, full receipts, visible changes
     });
     const briefing = await brief(h, account, "morning");
 
-    /** Presses the button on `post`, then each "More" under the pages it leads to; returns every page. */
-    const follow = async (first: BotPost): Promise<BotPost[]> => {
-      const pages = [first];
-      for (;;) {
-        const more = pages.at(-1)?.replyMarkup?.inline_keyboard[0]?.[0];
-        if (!more?.callback_data || !more.text.startsWith("More")) return pages;
-        const pressed = pages.at(-1) as BotPost;
-        h.telegram.pressButton(account.id, pressed.messageId, more.callback_data);
-        pages.push(
-          await h.telegram.waitFor(() =>
-            posts(h, account).find(
-              (post) => post.replyTo === pressed.messageId && post.text.includes("Receipts ·"),
-            ),
-          ),
-        );
-      }
-    };
-    const data = briefing.replyMarkup?.inline_keyboard[0]?.[0]?.callback_data ?? "";
-    h.telegram.pressButton(account.id, briefing.messageId, data);
-    const fromButton = await follow(
-      await h.telegram.waitFor(() =>
-        posts(h, account).find(
-          (post) => post.replyTo === briefing.messageId && post.text.includes("Receipts ·"),
-        ),
-      ),
-    );
-    const { message } = h.telegram.sendUserMessage(account.id, "/receipts");
-    const fromCommand = await follow(
-      await h.telegram.waitFor(() => posts(h, account).find((post) => post.replyTo === message.message_id)),
-    );
+    const { fromButton, fromCommand } = await receiptPages(h, account, briefing);
     for (const pages of [fromButton, fromCommand]) {
       expect(pages.length).toBeGreaterThan(1);
       expect(pages[0]?.text).toMatch(
@@ -118,35 +130,7 @@ describeEachDatabase("telegram: grounded answers, full receipts, visible changes
     const h = harness;
     h.ollama.script(MODEL, { content: "You have 61 tasks due today." });
     const briefing = await brief(h, account, "morning");
-    const follow = async (first: BotPost): Promise<BotPost[]> => {
-      const pages = [first];
-      for (;;) {
-        const more = pages.at(-1)?.replyMarkup?.inline_keyboard[0]?.[0];
-        if (!more?.callback_data || !more.text.startsWith("More")) return pages;
-        const pressed = pages.at(-1) as BotPost;
-        h.telegram.pressButton(account.id, pressed.messageId, more.callback_data);
-        pages.push(
-          await h.telegram.waitFor(() =>
-            posts(h, account).find(
-              (post) => post.replyTo === pressed.messageId && post.text.includes("Receipts ·"),
-            ),
-          ),
-        );
-      }
-    };
-    const data = briefing.replyMarkup?.inline_keyboard[0]?.[0]?.callback_data ?? "";
-    h.telegram.pressButton(account.id, briefing.messageId, data);
-    const fromButton = await follow(
-      await h.telegram.waitFor(() =>
-        posts(h, account).find(
-          (post) => post.replyTo === briefing.messageId && post.text.includes("Receipts ·"),
-        ),
-      ),
-    );
-    const { message } = h.telegram.sendUserMessage(account.id, "/receipts");
-    const fromCommand = await follow(
-      await h.telegram.waitFor(() => posts(h, account).find((post) => post.replyTo === message.message_id)),
-    );
+    const { fromButton, fromCommand } = await receiptPages(h, account, briefing);
     // The model's view was shortened; the user's receipts are not.
     const asked = h.ollama.chatRequests(MODEL)[0];
     expect(JSON.stringify(asked)).toContain(titles[0]);
