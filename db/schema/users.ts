@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import {
+  type AnyPgColumn,
   doublePrecision,
   index,
   integer,
@@ -115,12 +116,21 @@ export const tasks = pgTable(
     accountCollectionId: text(),
     remoteId: text(),
     sourceName: text(),
+    /**
+     * A derived subtask: its parent's remote id as the object says it (RELATED-TO, parent_id), and that
+     * parent's task here once it is stored. The store links them whichever arrives first; when the parent
+     * goes the link is cleared and the remote id stays, so the parent coming back links it again.
+     */
+    parentRemoteId: text(),
+    parentId: integer().references((): AnyPgColumn => tasks.id, { onDelete: "set null" }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     index("tasks_user_status_due_idx").on(t.userId, t.status, t.dueDate),
     index("tasks_account_remote_idx").on(t.accountId, t.accountCollectionId, t.remoteId),
+    // Deleting a parent clears its children's link: without this every deleted task scans the table.
+    index("tasks_parent_idx").on(t.parentId),
   ],
 );
 export type Task = typeof tasks.$inferSelect;

@@ -3,7 +3,8 @@
  * and events derived from it. Every change to the mirror rewrites what it derives in the same transaction,
  * so a briefing never reads a task whose object is gone or an object whose task is not there yet.
  */
-import { and, asc, eq, inArray, isNotNull } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, ne, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import {
   ACCOUNT_KINDS,
   type Account,
@@ -138,6 +139,7 @@ export function createAccounts(db: Database) {
         const account = await lockedAccount(tx, accountId);
         const collection = collectionOf(account, collectionId);
         for (const object of changes.changed) await writeObject(tx, account, collection, object, at);
+        if (changes.changed.length > 0) await linkParents(tx, accountId, collectionId);
         const removed = new Set(changes.removed);
         if (changes.full) {
           // Everything the server has just came in `changed`; whatever else the mirror holds is gone there.
@@ -171,7 +173,9 @@ export function createAccounts(db: Database) {
     async storeObject(accountId: number, collectionId: string, object: DerivedObject): Promise<number[]> {
       return db.transaction(async (tx) => {
         const account = await lockedAccount(tx, accountId);
-        return writeObject(tx, account, collectionOf(account, collectionId), object, new Date());
+        const ids = await writeObject(tx, account, collectionOf(account, collectionId), object, new Date());
+        await linkParents(tx, accountId, collectionId);
+        return ids;
       });
     },
     async objects(accountId: number): Promise<{ collectionId: string; object: RemoteObject }[]> {
@@ -248,6 +252,7 @@ async function writeObject(
       status: task.status,
       completedAt: task.completedAt,
       sourceName: link.sourceName,
+      parentRemoteId: task.parentRemoteId,
       updatedAt: at,
     };
     const kept = existing[index];
@@ -288,6 +293,37 @@ async function writeObject(
     );
   }
   return ids;
+}
+
+/**
+ * Points every subtask of the collection at its parent's task, or at none while the parent is not here:
+ * run after objects are written, so a child that came before its parent (or whose parent came back) is
+ * linked too. A parent's removal needs no run: the foreign key clears its children's link. A parent in
+ * another collection or account is never linked; servers keep subtasks beside their parent.
+ */
+async function linkParents(tx: Tx, accountId: number, collectionId: string): Promise<void> {
+  const parent = alias(tasks, "parent");
+  const found = tx
+    .select({ id: sql<number>`min(${parent.id})` })
+    .from(parent)
+    .where(
+      and(
+        eq(parent.accountId, tasks.accountId),
+        eq(parent.accountCollectionId, tasks.accountCollectionId),
+        eq(parent.remoteId, tasks.parentRemoteId),
+        ne(parent.remoteId, tasks.remoteId),
+      ),
+    );
+  await tx
+    .update(tasks)
+    .set({ parentId: sql`(${found})` })
+    .where(
+      and(
+        eq(tasks.accountId, accountId),
+        eq(tasks.accountCollectionId, collectionId),
+        sql`${tasks.parentId} is distinct from (${found})`,
+      ),
+    );
 }
 
 async function dropObjects(

@@ -349,6 +349,8 @@ export interface Task {
   accountId?: number | null;
   /** Where it comes from, as receipts say it: "Nextcloud · Personal". Null for a local task. */
   sourceName?: string | null;
+  /** A subtask's parent (RELATED-TO, Todoist's parent_id), once both are here; null for any other task. */
+  parentId: number | null;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -3,7 +3,7 @@
  * task keeps its id while its object stays, a full sync replaces, removing an account takes its tasks, and
  * no account method hands out another user's rows.
  */
-import { expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { DerivedObject, DerivedTask, NewAccount } from "../../src/core/domain.ts";
 import { taskQuery } from "../../src/core/tasks.ts";
 import { describeEachStore } from "./harness.ts";
@@ -203,6 +203,99 @@ describeEachStore("accounts", (world) => {
     await ports.accounts.dropObject(account.id, coll, "a.ics");
     expect(await ports.records.getTask(ann.id, a?.id ?? 0)).toBeUndefined();
     expect(await ports.accounts.objects(account.id)).toEqual([]);
+  });
+
+  describe("subtasks", () => {
+    const coll = "/cal/personal/";
+    const sync = (accountId: number, collection: string, changed: DerivedObject[], removed: string[] = []) =>
+      world().ports.accounts.applySync(
+        accountId,
+        collection,
+        { changed, removed, full: false, syncState: null },
+        at,
+      );
+    const byTitle = async (userId: number) =>
+      new Map((await openTasks(userId)).map((entry) => [entry.title, entry]));
+    const child = (title: string, parent: string) => task(title, { parentRemoteId: parent });
+
+    it("links a subtask to its parent whichever arrives first, in one sync or in two", async () => {
+      const { ports, addUser } = world();
+      const ann = await addUser();
+      const account = await ports.accounts.create(newAccount(ann.id));
+      await sync(account.id, coll, [object("box.ics", "e1", [child("Pack books", "move.ics")])]);
+      expect((await byTitle(ann.id)).get("Pack books")?.parentId).toBeNull();
+      await sync(account.id, coll, [
+        object("tape.ics", "e1", [child("Buy tape", "move.ics")]),
+        object("move.ics", "e1", [task("Move")]),
+      ]);
+      const tasks = await byTitle(ann.id);
+      const move = tasks.get("Move");
+      expect(move?.parentId).toBeNull();
+      expect(tasks.get("Pack books")?.parentId).toBe(move?.id);
+      expect(tasks.get("Buy tape")?.parentId).toBe(move?.id);
+      // An edit of the parent keeps its id, so the link stays.
+      await sync(account.id, coll, [object("move.ics", "e2", [task("Move flat")])]);
+      expect((await byTitle(ann.id)).get("Pack books")?.parentId).toBe(move?.id);
+    });
+
+    it("keeps a subtask whose parent is removed, without a parent, and links it when the parent is back", async () => {
+      const { ports, addUser } = world();
+      const ann = await addUser();
+      const account = await ports.accounts.create(newAccount(ann.id));
+      await sync(account.id, coll, [
+        object("move.ics", "e1", [task("Move")]),
+        object("box.ics", "e1", [child("Pack books", "move.ics")]),
+      ]);
+      await sync(account.id, coll, [], ["move.ics"]);
+      const orphan = (await byTitle(ann.id)).get("Pack books");
+      expect(orphan?.parentId).toBeNull();
+      await sync(account.id, coll, [object("move.ics", "e2", [task("Move again")])]);
+      const tasks = await byTitle(ann.id);
+      expect(tasks.get("Pack books")).toMatchObject({
+        id: orphan?.id,
+        parentId: tasks.get("Move again")?.id,
+      });
+      // A parent deleted as a task (not through a sync) clears the link the same way.
+      await ports.records.deleteTask(ann.id, tasks.get("Move again")?.id ?? 0);
+      expect((await byTitle(ann.id)).get("Pack books")?.parentId).toBeNull();
+    });
+
+    it("drops the link when the subtask stops naming its parent, and never links a task to itself", async () => {
+      const { ports, addUser } = world();
+      const ann = await addUser();
+      const account = await ports.accounts.create(newAccount(ann.id));
+      await sync(account.id, coll, [
+        object("move.ics", "e1", [task("Move")]),
+        object("box.ics", "e1", [child("Pack books", "move.ics")]),
+        object("loop.ics", "e1", [child("Loop", "loop.ics")]),
+      ]);
+      expect((await byTitle(ann.id)).get("Loop")?.parentId).toBeNull();
+      await ports.accounts.storeObject(account.id, coll, object("box.ics", "e2", [task("Pack books")]));
+      expect((await byTitle(ann.id)).get("Pack books")?.parentId).toBeNull();
+      await ports.accounts.storeObject(
+        account.id,
+        coll,
+        object("box.ics", "e3", [child("Pack books", "move.ics")]),
+      );
+      const tasks = await byTitle(ann.id);
+      expect(tasks.get("Pack books")?.parentId).toBe(tasks.get("Move")?.id);
+    });
+
+    it("does not link a parent of the same name in another collection or another account", async () => {
+      const { ports, addUser } = world();
+      const ann = await addUser();
+      const account = await ports.accounts.create(newAccount(ann.id));
+      const other = await ports.accounts.create(newAccount(ann.id));
+      await sync(account.id, "/cal/work/", [object("move.ics", "e1", [task("Move (work)")])]);
+      await sync(other.id, coll, [object("move.ics", "e1", [task("Move (other account)")])]);
+      await sync(account.id, coll, [object("box.ics", "e1", [child("Pack books", "move.ics")])]);
+      expect((await byTitle(ann.id)).get("Pack books")?.parentId).toBeNull();
+      // …while the same remote id in its own collection is its parent.
+      await sync(account.id, coll, [object("move.ics", "e1", [task("Move")])]);
+      const tasks = await byTitle(ann.id);
+      expect(tasks.get("Pack books")?.parentId).toBe(tasks.get("Move")?.id);
+      expect(tasks.get("Move (work)")?.parentId).toBeNull();
+    });
   });
 
   it("removes an account with its mirror and its tasks, leaving local tasks alone", async () => {

@@ -8,6 +8,7 @@ import {
   copyRow,
   type EventRow,
   type MemoryTables,
+  removeTasks,
   removeWhere,
   type TaskRow,
 } from "./tables.ts";
@@ -32,7 +33,7 @@ export function createMemoryAccounts(tables: MemoryTables): Accounts {
       remoteIds.has(entry.remoteId ?? "");
 
   function drop(accountId: number, collectionId: string, remoteIds: ReadonlySet<string>): void {
-    removeWhere(tables.tasks, derivedFrom(accountId, collectionId, remoteIds));
+    removeTasks(tables, derivedFrom(accountId, collectionId, remoteIds));
     removeWhere(tables.events, derivedFrom(accountId, collectionId, remoteIds));
     removeWhere(
       tables.accountObjects,
@@ -84,6 +85,7 @@ export function createMemoryAccounts(tables: MemoryTables): Accounts {
         status: task.status,
         completedAt: task.completedAt,
         sourceName: link.sourceName,
+        parentRemoteId: task.parentRemoteId,
         updatedAt: at,
       };
       const kept = existing[index];
@@ -97,11 +99,12 @@ export function createMemoryAccounts(tables: MemoryTables): Accounts {
           id,
           userId: account.userId,
           projectId: null,
+          parentId: null,
           createdAt: at,
         });
     });
     const extra = new Set(existing.slice(object.derived.tasks.length).map((task) => task.id));
-    removeWhere(tables.tasks, (task) => extra.has(task.id));
+    removeTasks(tables, (task) => extra.has(task.id));
     removeWhere(tables.events, mine);
     for (const event of object.derived.events)
       tables.events.push({
@@ -117,6 +120,19 @@ export function createMemoryAccounts(tables: MemoryTables): Accounts {
         updatedAt: at,
       });
     return ids;
+  }
+
+  /** As the database's linkParents: each subtask of the collection points at its parent's first task. */
+  function linkParents(accountId: number, collectionId: string): void {
+    const inCollection = tables.tasks.filter(
+      (task) => task.accountId === accountId && task.accountCollectionId === collectionId,
+    );
+    for (const child of inCollection) {
+      const parents = inCollection.filter(
+        (task) => task.remoteId === child.parentRemoteId && task.remoteId !== child.remoteId,
+      );
+      child.parentId = parents.length > 0 ? Math.min(...parents.map((task) => task.id)) : null;
+    }
   }
 
   return {
@@ -194,6 +210,7 @@ export function createMemoryAccounts(tables: MemoryTables): Accounts {
       const account = row(accountId);
       const collection = collectionOf(account, collectionId);
       for (const object of changes.changed) write(account, collection, object, at);
+      if (changes.changed.length > 0) linkParents(accountId, collectionId);
       const removed = new Set(changes.removed);
       if (changes.full) {
         const kept = new Set(changes.changed.map((object) => object.remoteId));
@@ -219,7 +236,9 @@ export function createMemoryAccounts(tables: MemoryTables): Accounts {
     },
     async storeObject(accountId, collectionId, object) {
       const account = row(accountId);
-      return write(account, collectionOf(account, collectionId), object, tables.now());
+      const ids = write(account, collectionOf(account, collectionId), object, tables.now());
+      linkParents(accountId, collectionId);
+      return ids;
     },
     objects: async (accountId) =>
       tables.accountObjects

@@ -28,6 +28,7 @@ import type {
 export interface TaskRow extends Task {
   accountCollectionId?: string | null;
   remoteId?: string | null;
+  parentRemoteId?: string | null;
 }
 
 export interface AccountRow extends Account {
@@ -242,4 +243,12 @@ export class UniqueViolation extends Error {
     super(`duplicate key value violates unique constraint "${index}"`);
     this.name = "UniqueViolation";
   }
+}
+
+/** Deletes tasks as the database does: their subtasks stay, without a parent (on delete set null). */
+export function removeTasks(tables: MemoryTables, doomed: (row: TaskRow) => boolean): TaskRow[] {
+  const gone = removeWhere(tables.tasks, doomed);
+  const ids = new Set(gone.map((task) => task.id));
+  for (const task of tables.tasks) if (task.parentId !== null && ids.has(task.parentId)) task.parentId = null;
+  return gone;
 }

@@ -2,7 +2,7 @@
 import type { Task, TaskQuery } from "../../../src/core/domain.ts";
 import { NotFoundError } from "../../../src/core/errors.ts";
 import type { Records } from "../../../src/core/ports.ts";
-import { copyRow, type MemoryTables, removeWhere } from "./tables.ts";
+import { copyRow, type MemoryTables, removeTasks } from "./tables.ts";
 
 /** What a list holds when the query names no limit, as the database's query does. */
 const DEFAULT_LIMIT = 50;
@@ -53,6 +53,7 @@ export function createMemoryTasks(tables: MemoryTables): TaskPort {
         priority: values.priority ?? "normal",
         status: "open",
         completedAt: null,
+        parentId: null,
         createdAt: values.createdAt ?? at,
         updatedAt: values.updatedAt ?? at,
       };
@@ -69,7 +70,7 @@ export function createMemoryTasks(tables: MemoryTables): TaskPort {
       return { ...task, completedAt: null };
     },
     async deleteTask(userId, id) {
-      const [task] = removeWhere(tables.tasks, (row) => row.userId === userId && row.id === id);
+      const [task] = removeTasks(tables, (row) => row.userId === userId && row.id === id);
       if (!task) throw new NotFoundError(`no task ${id}`);
       return task;
     },
