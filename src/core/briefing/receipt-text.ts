@@ -54,7 +54,10 @@ export function readSections(receipts: readonly Receipt[]): Sections {
 }
 
 function mapTasks(receipt: Receipt | undefined): string[] | undefined {
-  return receipt ? list(receipt.result, "tasks").map(taskLine) : undefined;
+  if (!receipt) return undefined;
+  const tasks = list(receipt.result, "tasks");
+  const titles = new Map(tasks.map((task) => [task.id, text(task.title) || "(untitled task)"]));
+  return tasks.map((task) => taskLine(task, titles));
 }
 
 export function eventLine(event: Record<string, unknown>): string {
@@ -67,10 +70,19 @@ export function eventLine(event: Record<string, unknown>): string {
   return `${when}${title}${where}`;
 }
 
-export function taskLine(task: Record<string, unknown>): string {
+/** `titles`: the list's task titles by id, so a subtask says whose it is when its parent is listed too. */
+export function taskLine(
+  task: Record<string, unknown>,
+  titles: ReadonlyMap<unknown, string> = new Map(),
+): string {
   const title = `"${text(task.title) || "(untitled task)"}"`;
   const due = [text(task.due), text(task.due_time)].filter(Boolean).join(" ");
-  const extras = [due ? `due ${due}` : "", task.priority === "high" ? "high priority" : ""].filter(Boolean);
+  const parent = task.parent === undefined ? undefined : titles.get(task.parent);
+  const extras = [
+    task.parent === undefined ? "" : parent ? `subtask of "${parent}"` : "subtask",
+    due ? `due ${due}` : "",
+    task.priority === "high" ? "high priority" : "",
+  ].filter(Boolean);
   return extras.length > 0 ? `${title} (${extras.join(", ")})` : title;
 }
 

@@ -38,6 +38,7 @@ export function collectEvidence(receipts: readonly Receipt[], zone: string, loca
     numbers: [],
     namedCounts: [],
     familyCounts: [],
+    subtaskCounts: [],
     lists: [],
     texts,
     coverage: receipts.flatMap((receipt) => coverageOf(receipt) ?? []),
@@ -94,6 +95,8 @@ function walk(value: unknown, key: string | null, state: Walk, depth: number): v
       evidence.namedCounts.push(value);
       evidence.familyCounts.push({ family: familyOf(state.toolName), value });
     }
+    if (key === "subtasks" && state.toolName === "list_tasks" && !state.fromArguments)
+      evidence.subtaskCounts.push(value);
     return;
   }
   if (Array.isArray(value)) {

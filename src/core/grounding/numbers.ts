@@ -31,6 +31,11 @@ const COUNT_NOUNS: Record<string, CountedList["family"]> = {
 // Vague nouns ("two things to keep in mind") are rhetoric, not counts of a list, so they are not claims.
 const COUNT_NOUN_PATTERN = `(tasks|todos|to-dos|deadlines|errands|reminders|events|meetings|appointments|calls|headlines|stories|articles|projects|notes)`;
 
+const SUBTASK_COUNT = new RegExp(
+  String.raw`(?:\b(${NUMBER_WORD_PATTERN})\b|${NUM}(?![\p{L}\p{N}]|[.,:]\d))\s+(?:[\p{L}'’-]+\s+){0,2}?sub-?tasks\b`,
+  "giu",
+);
+
 /** Words that name which list a count is of. */
 const SCOPE_WORDS = new Set(["overdue", "due", "high", "priority", "today", "tomorrow", "completed", "done"]);
 const TRAILING_SCOPE =
@@ -98,6 +103,21 @@ export function findNumberClaims(sentence: string, mask: Mask): FoundClaim[] {
       start,
       end: start + match[0].length,
       isBacked: (evidence) => evidence.numbers.some((n) => near(n, value) || near(n * 100, value)),
+    });
+  }
+
+  // "the move has three subtasks": the count of one parent's subtasks, never of a whole list.
+  for (const match of sentence.matchAll(SUBTASK_COUNT)) {
+    const value = match[1] !== undefined ? numberWordValue(match[1]) : parseNumber(match[2] ?? "");
+    if (value === null || value <= 1 || !Number.isInteger(value)) continue;
+    const start = match.index ?? 0;
+    add({
+      kind: "number",
+      text: match[0],
+      normalized: String(value),
+      start,
+      end: start + match[0].length,
+      isBacked: (evidence) => evidence.subtaskCounts.includes(value),
     });
   }
 

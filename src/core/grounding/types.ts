@@ -103,6 +103,8 @@ export interface Evidence {
   namedCounts: number[];
   /** The same, with the family of the tool that gave each: "three meetings" needs an events count of 3. */
   familyCounts: { family: CountedList["family"]; value: number }[];
+  /** How many subtasks a listed parent task has (list_tasks' `subtasks`): what "three subtasks" counts. */
+  subtaskCounts: number[];
   lists: CountedList[];
   texts: EvidenceText[];
   /** Per receipt, what it says about its kind of data (errored receipts included). */

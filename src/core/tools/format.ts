@@ -18,6 +18,8 @@ export function taskView(task: Task, projectNames?: ReadonlyMap<number, string>)
     project: task.projectId !== null ? (projectNames?.get(task.projectId) ?? task.projectId) : null,
     /** Where an account's task lives ("Nextcloud · Personal"); absent for a local task. */
     from: task.sourceName ?? null,
+    /** A subtask's parent task id (the parent is listed right before its subtasks when it is listed). */
+    parent: task.parentId,
     notes: clip(task.notes, 80),
   });
 }

@@ -3,7 +3,7 @@ import type { Task } from "../domain.ts";
 import { TASK_FILTERS, TASK_PRIORITIES } from "../domain.ts";
 import { NotFoundError } from "../errors.ts";
 import { FIELD_LIMITS } from "../field-limits.ts";
-import { taskQuery } from "../tasks.ts";
+import { subtasksUnderParents, taskQuery } from "../tasks.ts";
 import { defineTool, mutation, type ToolContext, type UndoTaskFields } from "./define-tool.ts";
 import { taskView } from "./format.ts";
 import { clockTime, idArgument, isoDate } from "./schemas.ts";
@@ -26,7 +26,9 @@ export const listTasksTool = defineTool({
   name: "list_tasks",
   description:
     "List the user's tasks. filter: due_today (open, due today), overdue (open, due before today), " +
-    "high_priority, open (all open), completed_recently (done since yesterday). An empty list means there are none.",
+    "high_priority, open (all open), completed_recently (done since yesterday). An empty list means there are none. " +
+    "A subtask names its parent task's id (parent) and follows it when the parent is listed; a parent says how many " +
+    "of its subtasks the list holds (subtasks).",
   readOnly: true,
   input: z.object({
     filter: z.enum(TASK_FILTERS).default("open").describe("Which tasks to list"),
@@ -41,7 +43,7 @@ export const listTasksTool = defineTool({
       filter,
       today: query.today,
       count,
-      tasks: found.map((task) => taskView(task, names)),
+      tasks: subtaskCounted(subtasksUnderParents(found), names),
       ...(count === 0 ? { note: `No ${FILTER_MEANING[filter]}.` } : {}),
       ...(count > found.length ? { note: `${count - found.length} more tasks not listed.` } : {}),
     };
@@ -141,7 +143,8 @@ export const updateTaskTool = defineTool({
 
 export const completeTaskTool = defineTool({
   name: "complete_task",
-  description: "Mark one of the user's tasks as done.",
+  description:
+    "Mark one of the user's tasks as done. Its subtasks stay open (as on the user's server): complete them one by one if the user asks.",
   readOnly: false,
   input: z.object({ id: idArgument("task") }),
   async describe({ id }, context) {
@@ -179,6 +182,20 @@ export const deleteTaskTool = defineTool({
 });
 
 export const taskTools = [listTasksTool, createTaskTool, updateTaskTool, completeTaskTool, deleteTaskTool];
+
+/** Each task's view, a parent's with the number of its subtasks in this list. */
+function subtaskCounted(
+  tasks: readonly Task[],
+  names: ReadonlyMap<number, string>,
+): Record<string, unknown>[] {
+  const subtasks = new Map<number, number>();
+  for (const task of tasks)
+    if (task.parentId !== null) subtasks.set(task.parentId, (subtasks.get(task.parentId) ?? 0) + 1);
+  return tasks.map((task) => {
+    const count = subtasks.get(task.id);
+    return count === undefined ? taskView(task, names) : { ...taskView(task, names), subtasks: count };
+  });
+}
 
 async function requireTask(context: ToolContext, id: number): Promise<Task> {
   const task = await context.records.getTask(context.user.id, id);
