@@ -507,6 +507,75 @@ describe.skipIf(radicaleMissing !== undefined)("CalDAV accounts end to end again
       ["REPORT", `/${USER}/tasks/`],
     ]);
   });
+
+  it("a VTODO with RELATED-TO is a subtask in list_tasks and the briefing, whichever syncs first; completing the parent leaves it open", async () => {
+    await radicale.makeCalendar(USER, "moving", { name: "Moving", components: ["VTODO"] });
+    const { user, account } = await connected(["Moving"]);
+    expect((await core.accounts.syncAccount(account)).error).toBeUndefined();
+    const today = "DUE;VALUE=DATE:20261203";
+    // Nextcloud Tasks writes RELTYPE=PARENT; Thunderbird and Tasks.org a bare RELATED-TO. The subtasks
+    // reach the server (and the bot) before their parent.
+    await radicale.put(
+      USER,
+      "moving",
+      "box.ics",
+      todo("box", "Pack the books", [today, "RELATED-TO;RELTYPE=PARENT:move-flat"]),
+    );
+    await radicale.put(
+      USER,
+      "moving",
+      "tape.ics",
+      todo("tape", "Buy packing tape", [today, "RELATED-TO:move-flat"]),
+    );
+    type Listed = { id: number; title: string; parent?: number; subtasks?: number };
+    const dueToday = (briefing: { receipts: Receipt[] }) =>
+      (receipt(briefing.receipts, "list_tasks", "due_today")?.tasks ?? []) as Listed[];
+    const mine = (tasks: Listed[]) =>
+      tasks
+        .filter((task) => ["Move the flat", "Pack the books", "Buy packing tape"].includes(task.title))
+        .map(({ title, parent, subtasks }) => ({ title, parent, subtasks }));
+    expect(mine(dueToday(await nextBriefing(user)))).toEqual([
+      { title: "Pack the books", parent: undefined, subtasks: undefined },
+      { title: "Buy packing tape", parent: undefined, subtasks: undefined },
+    ]);
+
+    await radicale.put(USER, "moving", "move-flat.ics", todo("move-flat", "Move the flat", [today]));
+    clock.advance(config.sync.calendarMinutes * 60_000);
+    const prose =
+      'Moving day: "Move the flat" has two subtasks today, "Pack the books" and "Buy packing tape".';
+    ollama.script(MODEL, { content: prose });
+    const briefing = await core.assistant.brief(user.id, { slot: "morning" });
+    const move = dueToday(briefing).find((task) => task.title === "Move the flat");
+    expect(mine(dueToday(briefing))).toEqual([
+      { title: "Move the flat", parent: undefined, subtasks: 2 },
+      { title: "Pack the books", parent: move?.id, subtasks: undefined },
+      { title: "Buy packing tape", parent: move?.id, subtasks: undefined },
+    ]);
+    expect(briefing.grounding?.unbacked).toEqual([]);
+    expect(briefing.prose).toContain(prose);
+
+    // As on the server, completing the parent completes it alone.
+    ollama.script(MODEL, [
+      { toolCalls: [call("complete_task", { id: move?.id ?? 0 })] },
+      { content: "Marked it done." },
+    ]);
+    await core.assistant.reply(
+      user.id,
+      { platform: "cli", threadKey: `cli:${user.id}:move` },
+      "the move is done",
+    );
+    expect(unfold((await radicale.get(USER, "moving", "move-flat.ics"))?.body)).toMatch(
+      /^STATUS:COMPLETED\r$/m,
+    );
+    expect(unfold((await radicale.get(USER, "moving", "box.ics"))?.body)).not.toMatch(/^STATUS:COMPLETED/m);
+
+    // The parent deleted on the server: its subtasks stay, as tasks of their own.
+    await radicale.delete(USER, "moving", "move-flat.ics");
+    expect(mine(dueToday(await nextBriefing(user)))).toEqual([
+      { title: "Pack the books", parent: undefined, subtasks: undefined },
+      { title: "Buy packing tape", parent: undefined, subtasks: undefined },
+    ]);
+  });
 });
 
 describe.skipIf(radicaleMissing !== undefined)("a 500-task CalDAV list end to end", () => {
