@@ -187,9 +187,8 @@ describe("Todoist accounts through the real core", () => {
       built.user,
       "make the flights task high priority",
       [
+        // The refusal carries what the server holds now, so the model can say it without looking again.
         { toolCalls: [{ name: "update_task", arguments: { id: task.id, priority: "high" } }] },
-        // Told to ask again with the new values, it looks the task up as the mirror now holds it.
-        { toolCalls: [{ name: "list_tasks", arguments: { filter: "open" } }] },
         { content: 'It is now called "Book flights and hotel". Still make it high priority?' },
       ],
       "conflict",
@@ -314,6 +313,52 @@ describe("Todoist accounts through the real core", () => {
     );
     const mine = open.filter((task) => task.sourceName === `Todoist · Big ${built.user.id}`);
     expect(mine).toHaveLength(500);
+  });
+
+  it("shows a task's parent_id as a subtask in the briefing, and completing the parent leaves its subtasks open", async () => {
+    const built = await connected(["Moving"]);
+    const project = String(built.projects[0]);
+    const today = {
+      date: TODAY,
+      datetime: null,
+      timezone: null,
+      string: TODAY,
+      lang: "en",
+      is_recurring: false,
+    };
+    // The subtasks were made first and moved under the parent later: the sync lists them before it.
+    const books = todoist.addTask(project, { content: "Pack the books", due: today });
+    const tape = todoist.addTask(project, { content: "Buy packing tape", due: today });
+    const move = todoist.addTask(project, { content: "Move the flat", due: today });
+    todoist.editTask(String(books.id), { parent_id: String(move.id) });
+    todoist.editTask(String(tape.id), { parent_id: String(move.id) });
+    const prose =
+      'Moving day: "Move the flat" has two subtasks today, "Pack the books" and "Buy packing tape".';
+    ollama.script(MODEL, { content: prose });
+
+    const outcome = await built.assistant.brief(built.user.id, { slot: "morning" });
+
+    const listed = (
+      outcome.receipts.find(
+        (entry) => entry.toolName === "list_tasks" && entry.arguments.filter === "due_today",
+      )?.result as { tasks: Array<Record<string, unknown>> } | undefined
+    )?.tasks;
+    const parent = listed?.find((task) => task.title === "Move the flat");
+    expect(listed?.map(({ title, parent, subtasks }) => ({ title, parent, subtasks }))).toEqual([
+      { title: "Move the flat", parent: undefined, subtasks: 2 },
+      { title: "Pack the books", parent: parent?.id, subtasks: undefined },
+      { title: "Buy packing tape", parent: parent?.id, subtasks: undefined },
+    ]);
+    expect(outcome.grounding?.unbacked).toEqual([]);
+    expect(outcome.prose).toContain(prose);
+
+    await chat(built, built.user, "the move is done", [
+      { toolCalls: [{ name: "complete_task", arguments: { id: parent?.id } }] },
+      { content: "Marked it done." },
+    ]);
+    expect(todoist.task(String(move.id))?.checked).toBe(true);
+    expect(todoist.task(String(books.id))).toMatchObject({ checked: false, parent_id: String(move.id) });
+    expect((await accountTask(built, built.user, "Pack the books")).parentId).toBe(parent?.id);
   });
 });
 
