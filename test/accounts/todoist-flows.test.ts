@@ -404,8 +404,8 @@ describe("briefbot account with Todoist", () => {
 
     const synced = await run("account", "sync", "--user", "ann");
     expect(synced.code).toBe(0);
-    expect(synced.stdout).toMatch(/1 changed in 2 collections, 1 requests, \d+ bytes/);
-    expect(synced.stderr).toMatch(/ {2}Inbox: 1 changed, 0 removed \(full\), 1 requests, [1-9]\d* bytes/);
+    expect(synced.stdout).toMatch(/1 changed in 2 collections, 1 request, \d+ bytes/);
+    expect(synced.stderr).toMatch(/ {2}Inbox: 1 changed, 0 removed \(full\), 1 request, [1-9]\d* bytes/);
     expect(synced.stderr).toMatch(/ {2}Errands: 0 changed, 0 removed \(full\), 0 requests, 0 bytes/);
     const open = await createAccounts(db()).list(user.id);
     expect(open[0]?.lastSyncAt?.toISOString()).toBe(clock.now().toISOString());

@@ -62,15 +62,15 @@ describeEachDatabase("briefbot account", (getDb) => {
 
     const synced = await run("account", "sync", "--user", user.name);
     expect(synced.code).toBe(0);
-    expect(synced.stdout).toMatch(/1 changed in 1 collections, 1 requests, \d+ bytes/);
-    expect(synced.stderr).toMatch(/Inbox: 1 changed, 0 removed \(full\), 1 requests/);
+    expect(synced.stdout).toMatch(/1 changed in 1 collection, 1 request, \d+ bytes/);
+    expect(synced.stderr).toMatch(/Inbox: 1 changed, 0 removed \(full\), 1 request, /);
     const tasks = await listTasks(getDb(), user.id, taskQuery("open", user.timeZone, clock.now()));
     expect(tasks.map((task) => [task.title, task.sourceName])).toEqual([
       ["Renew passport", "Todoist · Inbox"],
     ]);
 
     const again = await run("account", "sync", "--user", user.name);
-    expect(again.stdout).toMatch(/0 changed in 1 collections, 1 requests/);
+    expect(again.stdout).toMatch(/0 changed in 1 collection, 1 request, /);
 
     const listed = await run("account", "list", "--user", user.name);
     expect(listed.stdout).toMatch(/todoist {2}Todoist/);

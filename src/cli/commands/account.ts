@@ -19,6 +19,7 @@ import { TODOIST_API_URL } from "../../sources/accounts/todoist/todoist-provider
 import { createSourceLeases, sourceLeaseName } from "../../sources/source-lease.ts";
 import { type CliContext, CliError, type RegisterCommands, withContext } from "../context.ts";
 import { parsePositiveInt } from "../parse.ts";
+import { plural } from "../plural.ts";
 
 interface AddOptions {
   user: string;
@@ -146,7 +147,7 @@ export function accountCommands(providers?: readonly AccountProvider[]): Registe
             const outcome = await leases.exclusive(sourceLeaseName.account(row.id), () =>
               accounts.syncAccount(row, (line) =>
                 ctx.out.progress(
-                  `  ${line.name}: ${line.changed} changed, ${line.removed} removed${line.full ? " (full)" : ""}, ${line.requests} requests, ${line.bytes} bytes${line.skipped.length > 0 ? `; skipped ${line.skipped.join("; ")}` : ""}`,
+                  `  ${line.name}: ${line.changed} changed, ${line.removed} removed${line.full ? " (full)" : ""}, ${plural(line.requests, "request")}, ${plural(line.bytes, "byte")}${line.skipped.length > 0 ? `; skipped ${line.skipped.join("; ")}` : ""}`,
                 ),
               ),
             );
@@ -165,7 +166,7 @@ export function accountCommands(providers?: readonly AccountProvider[]): Registe
               const bytes = report.collections.reduce((sum, line) => sum + line.bytes, 0);
               const changed = report.collections.reduce((sum, line) => sum + line.changed, 0);
               ctx.out.line(
-                `account ${row.id} (${row.label}): ${changed} changed in ${report.collections.length} collections, ${requests} requests, ${bytes} bytes`,
+                `account ${row.id} (${row.label}): ${changed} changed in ${plural(report.collections.length, "collection")}, ${plural(requests, "request")}, ${plural(bytes, "byte")}`,
               );
             }
           }

@@ -12,6 +12,7 @@ import { redactAddress, redactAddressesIn } from "../../core/redact.ts";
 import { type FeedSyncResult, syncAllFeeds, syncFeed } from "../../sources/feeds/sync-feed.ts";
 import { type CliContext, CliError, type RegisterCommands, withContext } from "../context.ts";
 import { collect, parsePositiveInt } from "../parse.ts";
+import { plural } from "../plural.ts";
 import { probeFeed } from "../source-probe.ts";
 
 interface FeedOptions {
@@ -177,8 +178,4 @@ function describeResult(result: FeedSyncResult, options: FeedOptions): string {
 
 function formatInstant(instant: Date): string {
   return `${instant.toISOString().slice(0, 16).replace("T", " ")} UTC`;
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
