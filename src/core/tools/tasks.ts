@@ -26,9 +26,7 @@ export const listTasksTool = defineTool({
   name: "list_tasks",
   description:
     "List the user's tasks. filter: due_today (open, due today), overdue (open, due before today), " +
-    "high_priority, open (all open), completed_recently (done since yesterday). An empty list means there are none. " +
-    "A subtask names its parent task's id (parent) and follows it when the parent is listed; a parent says how many " +
-    "of its subtasks the list holds (subtasks).",
+    "high_priority, open (all open), completed_recently (done since yesterday). An empty list means there are none.",
   readOnly: true,
   input: z.object({
     filter: z.enum(TASK_FILTERS).default("open").describe("Which tasks to list"),
@@ -143,8 +141,7 @@ export const updateTaskTool = defineTool({
 
 export const completeTaskTool = defineTool({
   name: "complete_task",
-  description:
-    "Mark one of the user's tasks as done. Its subtasks stay open (as on the user's server): complete them one by one if the user asks.",
+  description: "Mark one of the user's tasks as done (not its subtasks).",
   readOnly: false,
   input: z.object({ id: idArgument("task") }),
   async describe({ id }, context) {
