@@ -1,8 +1,8 @@
 /**
  * The account service: joins the store (`Accounts`), the providers and the cipher. It adds accounts
- * (discovery through the provider), syncs them collection by collection, and writes task changes through
- * to the server before the mirror takes them, so the server stays the source of truth. A secret is opened
- * only for the call that needs it and never appears in a message.
+ * (discovery through the provider), syncs them collection by collection, and writes task and event
+ * changes through to the server before the mirror takes them, so the server stays the source of truth. A
+ * secret is opened only for the call that needs it and never appears in a message.
  */
 import type { Clock } from "../clock.ts";
 import type {
@@ -470,7 +470,8 @@ export function createAccountService(deps: AccountServiceDeps) {
     /** True when an account's event is an occurrence of a recurring series, which is not written from here. */
     async eventIsSeries(userId: number, eventId: number): Promise<boolean> {
       const found = await accounts.objectOfEvent(userId, eventId);
-      return found ? (provider(found.account.kind).isSeries?.(found.object) ?? false) : false;
+      // A read: a build without the kind's provider shows the event as it is, and the write refuses.
+      return found ? (deps.providers.get(found.account.kind)?.isSeries?.(found.object) ?? false) : false;
     },
 
     /** As `writeTask`, for an account's event; false when the event is not an account's. */
