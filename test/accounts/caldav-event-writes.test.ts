@@ -333,6 +333,58 @@ describe.skipIf(radicaleMissing !== undefined)("CalDAV event writes against Radi
     expect(written).toMatch(/^DTSTART:20261203T103000Z\r$/m);
   });
 
+  it("an Undo after an edit on the server writes nothing and says what changed", async () => {
+    const { user } = await connected(["Personal"]);
+    await radicale.put(
+      USER,
+      "calendar",
+      "call.ics",
+      event("call", "Call Mum", "20261203T180000Z", "20261203T183000Z"),
+    );
+    const mum = await briefedEvent(user, "Call Mum");
+    const moved = await say(user, "mum", "move the call with Mum to 20:00", [
+      call("update_event", { id: mum.id, start_time: "20:00", end_time: "20:30" }),
+    ]);
+    const raw = (await radicale.get(USER, "calendar", "call.ics"))?.body ?? "";
+    expect(unfold(raw)).toMatch(/^DTSTART;TZID=Europe\/Berlin:20261203T200000\r$/m);
+    await radicale.put(
+      USER,
+      "calendar",
+      "call.ics",
+      raw.replace("SUMMARY:Call Mum", "SUMMARY:Call Mum and Dad"),
+    );
+    const onServer = await radicale.get(USER, "calendar", "call.ics");
+    const undone = await core.assistant.undo(user.id, moved.changes[0]?.undo?.id ?? 0);
+    expect(undone.text).toMatch(
+      /^Could not undo it: .*title "Call Mum" → "Call Mum and Dad".*nothing was written/,
+    );
+    expect(await radicale.get(USER, "calendar", "call.ics")).toEqual(onServer);
+  });
+
+  it("an all-day event moved in chat is written as VALUE=DATE dates", async () => {
+    const { user } = await connected(["Personal"]);
+    await radicale.put(
+      USER,
+      "calendar",
+      "fair.ics",
+      event("fair", "Christmas fair", "20261203", "20261204").replace(/DT(START|END):/g, "DT$1;VALUE=DATE:"),
+    );
+    const fair = await briefedEvent(user, "Christmas fair");
+    expect(fair).toMatchObject({ all_day: true, date: "2026-12-03" });
+    await say(user, "fair", "move the christmas fair to the 12th", [
+      call("update_event", { id: fair.id, date: "2026-12-12" }),
+    ]);
+    const body = unfold((await radicale.get(USER, "calendar", "fair.ics"))?.body);
+    expect(body).toMatch(/^DTSTART;VALUE=DATE:20261212\r$/m);
+    expect(body).toMatch(/^DTEND;VALUE=DATE:20261213\r$/m);
+    expect(body).not.toMatch(/TZID/);
+    expect(await getEvent(db, user.id, fair.id)).toMatchObject({
+      allDay: true,
+      startDate: "2026-12-12",
+      endDate: "2026-12-13",
+    });
+  });
+
   it("an event deleted on the server is said to be gone, and leaves the mirror", async () => {
     const { user } = await connected(["Personal"]);
     await radicale.put(
