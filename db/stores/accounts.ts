@@ -110,7 +110,7 @@ export function createAccounts(db: Database) {
     },
     async objectOfTask(userId: number, taskId: number) {
       const [row] = await db
-        .select({ task: tasks, object: accountObjects, account: accounts })
+        .select({ object: accountObjects, account: accounts })
         .from(tasks)
         .innerJoin(accounts, eq(accounts.id, tasks.accountId))
         .innerJoin(
@@ -122,12 +122,37 @@ export function createAccounts(db: Database) {
           ),
         )
         .where(and(eq(tasks.userId, userId), eq(tasks.id, taskId), isNotNull(tasks.accountId)));
-      if (!row) return undefined;
-      return {
-        account: toAccount(row.account),
-        collectionId: row.object.collectionId,
-        object: toObject(row.object),
-      };
+      return row && mirrored(row);
+    },
+    async objectOfEvent(userId: number, eventId: number) {
+      const [row] = await db
+        .select({ object: accountObjects, account: accounts })
+        .from(events)
+        .innerJoin(accounts, eq(accounts.id, events.accountId))
+        .innerJoin(
+          accountObjects,
+          and(
+            eq(accountObjects.accountId, events.accountId),
+            eq(accountObjects.collectionId, events.accountCollectionId),
+            eq(accountObjects.remoteId, events.remoteId),
+          ),
+        )
+        .where(and(eq(events.userId, userId), eq(events.id, eventId), isNotNull(events.accountId)));
+      return row && mirrored(row);
+    },
+    async eventsOfObject(accountId: number, collectionId: string, remoteId: string): Promise<number[]> {
+      const rows = await db
+        .select({ id: events.id })
+        .from(events)
+        .where(
+          and(
+            eq(events.accountId, accountId),
+            eq(events.accountCollectionId, collectionId),
+            eq(events.remoteId, remoteId),
+          ),
+        )
+        .orderBy(asc(events.id));
+      return rows.map((row) => row.id);
     },
     async applySync(
       accountId: number,
@@ -270,28 +295,25 @@ async function writeObject(
   const extra = existing.slice(object.derived.tasks.length).map((row) => row.id);
   if (extra.length > 0) await tx.delete(tasks).where(inArray(tasks.id, extra));
 
-  await tx
-    .delete(events)
-    .where(
-      and(
-        eq(events.accountId, account.id),
-        eq(events.accountCollectionId, collection.remoteId),
-        eq(events.remoteId, object.remoteId),
-      ),
-    );
-  if (object.derived.events.length > 0) {
-    await tx.insert(events).values(
-      object.derived.events.map((event) => ({
-        ...link,
-        ...event,
-        userId: account.userId,
-        uid: object.remoteId,
-        instanceKey: event.startsAt.toISOString(),
-        createdAt: at,
-        updatedAt: at,
-      })),
-    );
+  // Events keep their ids position by position too, so an Undo or a follow-up names the same event.
+  const sameEvent = and(
+    eq(events.accountId, account.id),
+    eq(events.accountCollectionId, collection.remoteId),
+    eq(events.remoteId, object.remoteId),
+  );
+  const held = await tx.select({ id: events.id }).from(events).where(sameEvent).orderBy(asc(events.id));
+  for (const [index, event] of object.derived.events.entries()) {
+    const values = { ...link, ...event, uid: object.remoteId, instanceKey: event.startsAt.toISOString() };
+    const kept = held[index];
+    if (kept)
+      await tx
+        .update(events)
+        .set({ ...values, updatedAt: at })
+        .where(eq(events.id, kept.id));
+    else await tx.insert(events).values({ ...values, userId: account.userId, createdAt: at, updatedAt: at });
   }
+  const surplus = held.slice(object.derived.events.length).map((row) => row.id);
+  if (surplus.length > 0) await tx.delete(events).where(inArray(events.id, surplus));
   return ids;
 }
 
@@ -382,6 +404,14 @@ function accountKind(kind: string): AccountKind {
   const known = ACCOUNT_KINDS.find((entry) => entry === kind);
   if (!known) throw new Error(`account row has an unknown kind "${kind}"`);
   return known;
+}
+
+function mirrored(row: { account: AccountRow; object: typeof accountObjects.$inferSelect }) {
+  return {
+    account: toAccount(row.account),
+    collectionId: row.object.collectionId,
+    object: toObject(row.object),
+  };
 }
 
 function toObject(row: typeof accountObjects.$inferSelect): RemoteObject {

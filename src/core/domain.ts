@@ -434,6 +434,8 @@ export interface CalendarEvent {
   accountId?: number | null;
   /** "Nextcloud · Personal". */
   sourceName?: string | null;
+  /** An account's event that is an occurrence of a recurring series (which chat does not change). */
+  recurring?: boolean;
 }
 
 /** An event as tools show it: times in the user's zone next to the instants. */

@@ -455,42 +455,7 @@ describe.skipIf(radicaleMissing !== undefined)("CalDAV accounts end to end again
     ]);
   });
 
-  it("a change to an account's event in chat is refused in words naming where it lives, and nothing is held or written", async () => {
-    const { user } = await connected(["Personal"]);
-    await radicale.put(
-      USER,
-      "calendar",
-      "standup.ics",
-      event("standup", "Standup", "20261203T080000Z", "20261203T081500Z"),
-    );
-    const onServer = await radicale.get(USER, "calendar", "standup.ics");
-    const briefing = await nextBriefing(user);
-    const events = (receipt(briefing.receipts, "list_events")?.events ?? []) as Array<{
-      id: number;
-      title: string;
-    }>;
-    const standup = events.find((entry) => entry.title === "Standup");
-    expect(standup).toBeDefined();
-
-    ollama.script(MODEL, [
-      { toolCalls: [call("update_event", { id: standup?.id, title: "Standup (moved)" })] },
-      { content: "I could not change it." },
-    ]);
-    const reply = await core.assistant.reply(
-      user.id,
-      { platform: "cli", threadKey: `cli:${user.id}:standup` },
-      "rename the standup",
-    );
-    expect(reply.pending).toEqual([]);
-    expect(reply.changes).toEqual([]);
-    const refused = reply.receipts.find((entry) => entry.toolName === "update_event");
-    expect(refused?.error).toBe(true);
-    expect(refused?.result).toHaveProperty(
-      "error",
-      `event ${standup?.id} lives on ${LABEL} · Personal; change it there (account events cannot be changed from here yet)`,
-    );
-    expect(await radicale.get(USER, "calendar", "standup.ics")).toEqual(onServer);
-  });
+  // Event writes (create, move, delete, 412, recurring series) are in caldav-event-writes.test.ts.
 
   it("a second sync with nothing changed makes one request and fetches no object", async () => {
     const { account } = await connected(["Tasks"]);

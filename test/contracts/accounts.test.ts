@@ -4,7 +4,7 @@
  * no account method hands out another user's rows.
  */
 import { describe, expect, it } from "vitest";
-import type { DerivedObject, DerivedTask, NewAccount } from "../../src/core/domain.ts";
+import type { DerivedEvent, DerivedObject, DerivedTask, NewAccount } from "../../src/core/domain.ts";
 import { taskQuery } from "../../src/core/tasks.ts";
 import { describeEachStore } from "./harness.ts";
 
@@ -54,6 +54,21 @@ function object(remoteId: string, etag: string, tasks: DerivedTask[]): DerivedOb
     format: "icalendar",
     body: `BEGIN:VCALENDAR ${remoteId} ${etag}`,
     derived: { tasks, events: [] },
+  };
+}
+
+function event(title: string, startsAt: string): DerivedEvent {
+  const start = new Date(startsAt);
+  return {
+    title,
+    description: "",
+    location: "",
+    allDay: false,
+    startsAt: start,
+    endsAt: new Date(start.getTime() + 3_600_000),
+    startDate: null,
+    endDate: null,
+    status: "confirmed",
   };
 }
 
@@ -361,5 +376,61 @@ describeEachStore("accounts", (world) => {
     expect(counts.accounts).toBe(1);
     expect(await ports.accounts.listAll()).not.toContainEqual(expect.objectContaining({ id: account.id }));
     expect(await ports.accounts.objects(account.id)).toEqual([]);
+  });
+
+  it("keeps a derived event's id while its object stays, finds the object behind it, and drops it with the object", async () => {
+    const { ports, addUser } = world();
+    const ann = await addUser();
+    const bob = await addUser();
+    const account = await ports.accounts.create(newAccount(ann.id));
+    const withEvents = (etag: string, events: DerivedEvent[]): DerivedObject => ({
+      ...object("/cal/personal/review.ics", etag, []),
+      derived: { tasks: [], events },
+    });
+    await ports.accounts.storeObject(
+      account.id,
+      "/cal/personal/",
+      withEvents("e1", [event("Review", "2026-03-02T09:00:00Z")]),
+    );
+    const [id] = await ports.accounts.eventsOfObject(
+      account.id,
+      "/cal/personal/",
+      "/cal/personal/review.ics",
+    );
+    expect(id).toBeDefined();
+    expect(await ports.accounts.objectOfEvent(ann.id, id ?? 0)).toMatchObject({
+      account: { id: account.id },
+      collectionId: "/cal/personal/",
+      object: { remoteId: "/cal/personal/review.ics", etag: "e1" },
+    });
+    expect(await ports.accounts.objectOfEvent(bob.id, id ?? 0)).toBeUndefined();
+
+    // Moved (a write or a sync): same id, new time; a second occurrence gets an id of its own.
+    await ports.accounts.storeObject(
+      account.id,
+      "/cal/personal/",
+      withEvents("e2", [event("Review", "2026-03-03T14:00:00Z"), event("Review", "2026-03-10T14:00:00Z")]),
+    );
+    const ids = await ports.accounts.eventsOfObject(account.id, "/cal/personal/", "/cal/personal/review.ics");
+    expect(ids[0]).toBe(id);
+    expect(ids).toHaveLength(2);
+    expect(await ports.records.getEvent(ann.id, id ?? 0)).toMatchObject({
+      startsAt: new Date("2026-03-03T14:00:00Z"),
+      accountId: account.id,
+      sourceName: "Nextcloud · Personal",
+    });
+    await ports.accounts.storeObject(
+      account.id,
+      "/cal/personal/",
+      withEvents("e3", [event("Review", "2026-03-04T14:00:00Z")]),
+    );
+    expect(
+      await ports.accounts.eventsOfObject(account.id, "/cal/personal/", "/cal/personal/review.ics"),
+    ).toEqual([id]);
+    expect(await ports.records.getEvent(ann.id, ids[1] ?? 0)).toBeUndefined();
+
+    await ports.accounts.dropObject(account.id, "/cal/personal/", "/cal/personal/review.ics");
+    expect(await ports.records.getEvent(ann.id, id ?? 0)).toBeUndefined();
+    expect(await ports.accounts.objectOfEvent(ann.id, id ?? 0)).toBeUndefined();
   });
 });

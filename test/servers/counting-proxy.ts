@@ -19,6 +19,9 @@ export interface ProxiedRequest {
   status: number;
   /** Bytes of the answer's body. */
   bytes: number;
+  /** The request's preconditions, for the conditional writes (absent when it sent none). */
+  ifMatch?: string;
+  ifNoneMatch?: string;
 }
 
 export interface CountingProxy {
@@ -53,6 +56,8 @@ export async function startCountingProxy(upstreamPort: number): Promise<Counting
             path: incoming.url ?? "",
             status: answer.statusCode ?? 0,
             bytes: 0,
+            ...precondition("ifMatch", incoming.headers["if-match"]),
+            ...precondition("ifNoneMatch", incoming.headers["if-none-match"]),
           };
           requests.push(entry);
           response.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -79,4 +84,8 @@ export async function startCountingProxy(upstreamPort: number): Promise<Counting
     },
     close: () => listening.close(),
   };
+}
+
+function precondition<K extends "ifMatch" | "ifNoneMatch">(key: K, value: string | undefined) {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
 }

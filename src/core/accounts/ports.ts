@@ -107,6 +107,30 @@ export interface TaskDraft {
   timeZone: string;
 }
 
+/** When an account's event happens: instants for a timed one, local dates (end exclusive) for all day. */
+export type EventTiming =
+  | { allDay: false; startsAt: Date; endsAt: Date }
+  | { allDay: true; startDate: string; endDate: string };
+
+/** A new event on an account's calendar. */
+export interface EventDraft {
+  title: string;
+  location?: string;
+  description?: string;
+  timing: EventTiming;
+  /** The user's zone: a timed event is written in it (TZID). */
+  timeZone: string;
+}
+
+/** What an update asks of an account's event; the provider edits the object it last read. */
+export interface EventChanges {
+  title?: string;
+  location?: string;
+  description?: string;
+  timing?: EventTiming;
+  timeZone: string;
+}
+
 /**
  * Speaks one kind of server. Every write is conditional on the version the mirror holds (`If-Match`, or
  * `If-None-Match: *` on create; Todoist compares `updated_at` after a read): when the server has moved on,
@@ -138,6 +162,20 @@ export interface AccountProvider {
     write: TaskWrite,
   ) => Promise<RemoteObject>;
   deleteTask: (connection: AccountConnection, current: RemoteObject) => Promise<void>;
+  /** Event writes, for the kinds whose servers hold calendars (CalDAV); absent for Todoist. */
+  createEvent?: (
+    connection: AccountConnection,
+    collection: RemoteCollection,
+    draft: EventDraft,
+  ) => Promise<RemoteObject>;
+  writeEvent?: (
+    connection: AccountConnection,
+    current: RemoteObject,
+    changes: EventChanges,
+  ) => Promise<RemoteObject>;
+  deleteEvent?: (connection: AccountConnection, current: RemoteObject) => Promise<void>;
+  /** True when the object is a recurring series (RRULE, RDATE or overrides), which is not written from here. */
+  isSeries?: (object: RemoteObject) => boolean;
 }
 
 /** The server's object changed since the mirror read it: nothing was written. */
@@ -174,6 +212,13 @@ export interface Accounts {
     userId: number,
     taskId: number,
   ) => Promise<{ account: Account; collectionId: string; object: RemoteObject } | undefined>;
+  /** The mirrored object behind a derived event, as `objectOfTask`. */
+  objectOfEvent: (
+    userId: number,
+    eventId: number,
+  ) => Promise<{ account: Account; collectionId: string; object: RemoteObject } | undefined>;
+  /** The ids of the events one mirrored object derives, oldest first. */
+  eventsOfObject: (accountId: number, collectionId: string, remoteId: string) => Promise<number[]>;
   /**
    * Applies one collection's sync in one transaction: the mirror rows, the derived tasks and events, the
    * collection's new sync state and the account's lastSyncAt / lastError.

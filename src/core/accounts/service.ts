@@ -1,15 +1,24 @@
 /**
  * The account service: joins the store (`Accounts`), the providers and the cipher. It adds accounts
- * (discovery through the provider), syncs them collection by collection, and writes task changes through
- * to the server before the mirror takes them, so the server stays the source of truth. A secret is opened
- * only for the call that needs it and never appears in a message.
+ * (discovery through the provider), syncs them collection by collection, and writes task and event
+ * changes through to the server before the mirror takes them, so the server stays the source of truth. A
+ * secret is opened only for the call that needs it and never appears in a message.
  */
 import type { Clock } from "../clock.ts";
-import type { Account, AccountKind, RemoteCollection, RemoteObject, Task } from "../domain.ts";
+import type {
+  Account,
+  AccountKind,
+  CalendarEvent,
+  DerivedItems,
+  RemoteCollection,
+  RemoteObject,
+  Task,
+} from "../domain.ts";
 import { BriefbotError, errorMessage, NotFoundError } from "../errors.ts";
 import { addDays, localDate, startOfLocalDay } from "../local-time.ts";
 import type { Logger } from "../logger.ts";
 import type { Users } from "../ports.ts";
+import { eventDifferences, eventFacts, quote } from "./event-facts.ts";
 import {
   type AccountConnection,
   type AccountProvider,
@@ -17,6 +26,9 @@ import {
   ConflictError,
   type DerivedObject,
   type DeriveOptions,
+  type EventChanges,
+  type EventDraft,
+  type EventTiming,
   type SecretCipher,
   type TaskDraft,
   type TaskWrite,
@@ -197,39 +209,89 @@ export function createAccountService(deps: AccountServiceDeps) {
   async function conflict(
     account: Account,
     collectionId: string,
-    before: TaskRef,
+    before: ItemRef,
     error: ConflictError,
     window: DeriveOptions,
   ): Promise<never> {
     const where = sourceName(account, collectionId);
+    const what = `${before.noun} ${before.id} "${before.title}"`;
     if (!error.current) {
       await accounts.dropObject(account.id, collectionId, before.remoteId);
       throw new ConflictError(
-        `task ${before.task.id} "${before.task.title}" was deleted on ${where} since it was read; nothing was written.`,
+        `${what} was deleted on ${where} since it was read; nothing was written.`,
         undefined,
       );
     }
     const current = derive(account, error.current, window);
     await accounts.storeObject(account.id, collectionId, current);
-    const now = current.derived.tasks[0];
-    const changes = now ? taskDifferences(before.task, now) : "it is no longer a task";
-    const facts = now
-      ? {
-          id: before.task.id,
-          title: now.title,
-          due_date: now.dueDate,
-          due_time: now.dueTime,
-          priority: now.priority,
-          status: now.status,
-          from: where,
-        }
-      : undefined;
+    const { changes, facts } = before.compare(current.derived);
     throw new ConflictError(
-      `task ${before.task.id} "${before.task.title}" was changed on ${where} since it was read (${changes}); nothing was written. Ask again with the new values if you still want it.`,
+      `${what} was changed on ${where} since it was read (${changes}); nothing was written. Ask again with the new values if you still want it.`,
       error.current,
-      facts,
+      facts && { ...facts, from: where },
     );
   }
+
+  const taskRef = (task: Task, remoteId: string): ItemRef => ({
+    noun: "task",
+    id: task.id,
+    title: task.title,
+    remoteId,
+    compare: ({ tasks: [now] }) =>
+      now
+        ? {
+            changes: taskDifferences(task, now),
+            facts: {
+              id: task.id,
+              title: now.title,
+              due_date: now.dueDate,
+              due_time: now.dueTime,
+              priority: now.priority,
+              status: now.status,
+            },
+          }
+        : { changes: "it is no longer a task" },
+  });
+
+  const eventRef = (event: CalendarEvent, remoteId: string, zone: string): ItemRef => ({
+    noun: "event",
+    id: event.id,
+    title: event.title,
+    remoteId,
+    compare: ({ events: [now] }) =>
+      now
+        ? { changes: eventDifferences(event, now, zone), facts: eventFacts(event.id, now, zone) }
+        : { changes: "it is no longer on the calendar in the coming two weeks" },
+  });
+
+  /** The mirrored object of an account's event, refused when it is a recurring series (see vevent-write.ts). */
+  async function eventObject(userId: number, event: CalendarEvent) {
+    const found = await accounts.objectOfEvent(userId, event.id);
+    if (found && provider(found.account.kind).isSeries?.(found.object))
+      throw recurringEventRefusal({ ...event, sourceName: sourceName(found.account, found.collectionId) });
+    return found;
+  }
+
+  /** The usual window, stretched to hold the event a write puts outside it, so the write derives it. */
+  const windowWith = (zone: string, timing: EventTiming | undefined): DeriveOptions => {
+    const window = windowFor(zone);
+    if (!timing) return window;
+    const start = timing.allDay ? startOfLocalDay(timing.startDate, zone) : timing.startsAt;
+    return {
+      ...window,
+      windowStart: new Date(Math.min(window.windowStart.getTime(), start.getTime())),
+      windowEnd: new Date(Math.max(window.windowEnd.getTime(), start.getTime() + 86_400_000)),
+    };
+  };
+
+  /** The calendar-holding provider of an account, or a refusal naming the kind. */
+  const eventWriter = (account: Account) => {
+    const kind = provider(account.kind);
+    const { createEvent, writeEvent, deleteEvent } = kind;
+    if (!createEvent || !writeEvent || !deleteEvent)
+      throw new BriefbotError("account_kind", `${account.kind} accounts hold no events to write`);
+    return { createEvent, writeEvent, deleteEvent };
+  };
 
   return {
     syncAccount,
@@ -318,7 +380,7 @@ export function createAccountService(deps: AccountServiceDeps) {
         written = await provider(account.kind).writeTask(await connection(account), object, write);
       } catch (error) {
         if (error instanceof ConflictError)
-          return conflict(account, collectionId, { task, remoteId: object.remoteId }, error, window);
+          return conflict(account, collectionId, taskRef(task, object.remoteId), error, window);
         throw error;
       }
       await accounts.storeObject(account.id, collectionId, derive(account, written, window));
@@ -336,7 +398,7 @@ export function createAccountService(deps: AccountServiceDeps) {
           return conflict(
             account,
             collectionId,
-            { task, remoteId: object.remoteId },
+            taskRef(task, object.remoteId),
             error,
             windowFor(await zoneOf(userId)),
           );
@@ -374,15 +436,115 @@ export function createAccountService(deps: AccountServiceDeps) {
       );
       return { remoteId: created.remoteId, taskIds };
     },
+
+    /**
+     * Where a new event of the user goes: the first enabled event collection of their first account that
+     * holds calendars (the order the server listed them in at discovery), or undefined (a chat event).
+     */
+    async eventHome(userId: number): Promise<{ account: Account; collectionId: string } | undefined> {
+      for (const account of await accounts.list(userId)) {
+        if (!deps.providers.get(account.kind)?.createEvent) continue;
+        const home = account.collections.find((entry) => entry.enabled && entry.holds.includes("events"));
+        if (home) return { account, collectionId: home.remoteId };
+      }
+      return undefined;
+    },
+
+    /** Creates the event on the server (`If-None-Match: *`) and stores it; the ids of what it derives. */
+    async createEvent(
+      home: { account: Account; collectionId: string },
+      draft: EventDraft,
+    ): Promise<{ remoteId: string; eventIds: number[] }> {
+      const { account, collectionId } = home;
+      const collection = account.collections.find((entry) => entry.remoteId === collectionId);
+      if (!collection) throw new NotFoundError(`account ${account.id} has no collection ${collectionId}`);
+      const created = await eventWriter(account).createEvent(await connection(account), collection, draft);
+      const window = windowWith(draft.timeZone, draft.timing);
+      await accounts.storeObject(account.id, collectionId, derive(account, created, window));
+      return {
+        remoteId: created.remoteId,
+        eventIds: await accounts.eventsOfObject(account.id, collectionId, created.remoteId),
+      };
+    },
+
+    /** True when an account's event is an occurrence of a recurring series, which is not written from here. */
+    async eventIsSeries(userId: number, eventId: number): Promise<boolean> {
+      const found = await accounts.objectOfEvent(userId, eventId);
+      // A read: a build without the kind's provider shows the event as it is, and the write refuses.
+      return found ? (deps.providers.get(found.account.kind)?.isSeries?.(found.object) ?? false) : false;
+    },
+
+    /** As `writeTask`, for an account's event; false when the event is not an account's. */
+    async writeEvent(userId: number, event: CalendarEvent, changes: EventChanges): Promise<boolean> {
+      const found = await eventObject(userId, event);
+      if (!found) return false;
+      const { account, collectionId, object } = found;
+      const window = windowWith(changes.timeZone, changes.timing);
+      let written: RemoteObject;
+      try {
+        written = await eventWriter(account).writeEvent(await connection(account), object, changes);
+      } catch (error) {
+        if (error instanceof ConflictError)
+          return conflict(
+            account,
+            collectionId,
+            eventRef(event, object.remoteId, changes.timeZone),
+            error,
+            window,
+          );
+        throw error;
+      }
+      await accounts.storeObject(account.id, collectionId, derive(account, written, window));
+      return true;
+    },
+
+    async deleteEvent(userId: number, event: CalendarEvent): Promise<boolean> {
+      const found = await eventObject(userId, event);
+      if (!found) return false;
+      const { account, collectionId, object } = found;
+      try {
+        await eventWriter(account).deleteEvent(await connection(account), object);
+      } catch (error) {
+        if (error instanceof ConflictError) {
+          const zone = await zoneOf(userId);
+          return conflict(
+            account,
+            collectionId,
+            eventRef(event, object.remoteId, zone),
+            error,
+            windowFor(zone),
+          );
+        }
+        throw error;
+      }
+      await accounts.dropObject(account.id, collectionId, object.remoteId);
+      return true;
+    },
   };
+}
+
+/**
+ * An occurrence of a recurring series on an account is not changed or deleted from chat: the object holds
+ * the whole series, and writing it would change every occurrence when the person meant one.
+ */
+export function recurringEventRefusal(
+  event: Pick<CalendarEvent, "id" | "title" | "sourceName">,
+): BriefbotError {
+  return new BriefbotError(
+    "recurring_event",
+    `event ${event.id} "${event.title}" is one occurrence of a recurring series on ${event.sourceName ?? "an account"}; change it there (neither one occurrence nor the whole series is changed from here)`,
+  );
 }
 
 export type AccountService = ReturnType<typeof createAccountService>;
 
-/** The task a write was about, with its object's remote id. */
-interface TaskRef {
-  task: Task;
+/** The task or event a write was about, and how the server's copy of it differs. */
+interface ItemRef {
+  noun: "task" | "event";
+  id: number;
+  title: string;
   remoteId: string;
+  compare: (now: DerivedItems) => { changes: string; facts?: Record<string, unknown> };
 }
 
 /** `title "A" → "B"; due 2026-03-02 → 2026-03-04`: what the server's copy says differently. */
@@ -403,8 +565,4 @@ export function taskDifferences(
     .filter((field) => (before[field] ?? null) !== (now[field] ?? null))
     .map((field) => `${labels[field]} ${quote(before[field])} → ${quote(now[field])}`);
   return changed.length > 0 ? changed.join("; ") : "its version changed, not what it says";
-}
-
-function quote(value: string | null): string {
-  return value === null || value === "" ? "(none)" : `"${value}"`;
 }

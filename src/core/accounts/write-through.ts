@@ -1,13 +1,14 @@
 /**
- * `Records` with account-backed tasks written through: a change to a task that lives on a CalDAV or
- * Todoist account goes to the server first (the tools, Undo and the confirmations all use this one), and
- * the mirror then takes what the server answered; a local task is changed here as before. A conflict on
- * the server throws with what changed there and writes nothing.
+ * `Records` with account-backed tasks and events written through: a change to a task or event that lives
+ * on a CalDAV or Todoist account goes to the server first (the tools, Undo and the confirmations all use
+ * this one), and the mirror then takes what the server answered; a local one is changed here as before. A
+ * conflict on the server throws with what changed there and writes nothing.
  */
-import type { Task } from "../domain.ts";
+import type { CalendarEvent, ChatEventChanges, NewChatEvent, Task } from "../domain.ts";
 import { BriefbotError, NotFoundError } from "../errors.ts";
+import { addDays } from "../local-time.ts";
 import type { Records, Users } from "../ports.ts";
-import type { TaskWrite } from "./ports.ts";
+import type { EventTiming, TaskWrite } from "./ports.ts";
 import type { AccountService } from "./service.ts";
 
 export function writeThroughRecords(
@@ -77,5 +78,72 @@ export function writeThroughRecords(
       await service.deleteTask(userId, task);
       return task;
     },
+    ...writeThroughEvents(records, service),
+  };
+}
+
+/** The event half: a user with an event home gets new events there; an account's event is written there. */
+function writeThroughEvents(
+  records: Records,
+  service: AccountService,
+): Pick<Records, "getEvent" | "createEvent" | "updateEvent" | "deleteEvent"> {
+  const stored = async (userId: number, id: number): Promise<CalendarEvent> => {
+    const event = await records.getEvent(userId, id);
+    if (!event) throw new NotFoundError(`event ${id} is no longer on its account`);
+    return event;
+  };
+  return {
+    async getEvent(userId, id) {
+      const event = await records.getEvent(userId, id);
+      if (!event?.accountId) return event;
+      return { ...event, recurring: await service.eventIsSeries(userId, id) };
+    },
+    async createEvent(userId, event) {
+      const home = await service.eventHome(userId);
+      if (!home) return records.createEvent(userId, event);
+      const { eventIds } = await service.createEvent(home, {
+        title: event.title,
+        ...(event.location !== undefined ? { location: event.location } : {}),
+        ...(event.description !== undefined ? { description: event.description } : {}),
+        timing: timingOf(event),
+        timeZone: event.timeZone,
+      });
+      const created = eventIds[0];
+      if (created === undefined) throw new Error("the server took the event but it derived no event");
+      return stored(userId, created);
+    },
+    async updateEvent(userId, id, changes, timeZone, now) {
+      const event = await records.getEvent(userId, id);
+      if (!event?.accountId) return records.updateEvent(userId, id, changes, timeZone, now);
+      const { allDay: _allDay, status: _status, title, location, description } = changes;
+      const written = await service.writeEvent(userId, event, {
+        ...(title !== undefined ? { title } : {}),
+        ...(location !== undefined ? { location } : {}),
+        ...(description !== undefined ? { description } : {}),
+        ...(changes.allDay !== undefined ? { timing: timingOf(changes) } : {}),
+        timeZone,
+      });
+      return written ? stored(userId, id) : undefined;
+    },
+    async deleteEvent(userId, id) {
+      const event = await records.getEvent(userId, id);
+      if (!event?.accountId) return records.deleteEvent(userId, id);
+      return service.deleteEvent(userId, event);
+    },
+  };
+}
+
+/** The timing a chat event's fields say, with the defaults chat events get: an hour, or one day. */
+function timingOf(event: NewChatEvent | (ChatEventChanges & { allDay: boolean })): EventTiming {
+  if (event.allDay)
+    return {
+      allDay: true,
+      startDate: event.startDate,
+      endDate: event.endDate ?? addDays(event.startDate, 1),
+    };
+  return {
+    allDay: false,
+    startsAt: event.startsAt,
+    endsAt: event.endsAt ?? new Date(event.startsAt.getTime() + 3_600_000),
   };
 }

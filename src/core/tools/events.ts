@@ -1,5 +1,6 @@
 import { DateTime } from "luxon";
 import { z } from "zod";
+import { recurringEventRefusal } from "../accounts/service.ts";
 import { type CalendarEvent, type ChatEventChanges, EVENT_RANGES, type EventView } from "../domain.ts";
 import { NotFoundError } from "../errors.ts";
 import { FIELD_LIMITS } from "../field-limits.ts";
@@ -118,7 +119,7 @@ export const createEventTool = defineTool({
       : await context.records.createEvent(context.user.id, { ...common, allDay: true, startDate: args.date });
     return mutation(
       { created: rowView(event, zone) },
-      `Added event ${event.id} "${event.title}" on ${whenText(event, zone)}`,
+      `Added event ${event.id} "${event.title}" on ${whenText(event, zone)}${where(event, "to")}`,
       { op: "delete_event", id: event.id },
     );
   },
@@ -127,8 +128,9 @@ export const createEventTool = defineTool({
 export const updateEventTool = defineTool({
   name: "update_event",
   description:
-    "Change an event the user created in chat (title, location, description, or date and times together). " +
-    "Events from subscribed calendars cannot be changed here.",
+    "Change an event the user created in chat or one from their own calendar account (title, location, " +
+    "description, or date and times together). Events from subscribed calendars, and occurrences of a " +
+    "recurring series on an account, cannot be changed here.",
   readOnly: false,
   input: z.object({
     id: idArgument("event"),
@@ -140,7 +142,7 @@ export const updateEventTool = defineTool({
     end_time: timingFields.end_time,
   }),
   async describe(args, context) {
-    const event = await requireChatEvent(context, args.id);
+    const event = await requireEditableEvent(context, args.id);
     const changes = [
       args.title !== undefined ? `title → "${args.title}"` : "",
       args.location !== undefined ? `location → "${args.location}"` : "",
@@ -153,7 +155,7 @@ export const updateEventTool = defineTool({
   },
   async handler(args, context) {
     const zone = context.user.timeZone;
-    const existing = await requireChatEvent(context, args.id);
+    const existing = await requireEditableEvent(context, args.id);
     let timing: ChatEventChanges = {};
     if (args.date !== undefined || args.start_time !== undefined || args.end_time !== undefined) {
       const date = args.date ?? DateTime.fromJSDate(existing.startsAt, { zone }).toISODate() ?? "";
@@ -189,7 +191,7 @@ export const updateEventTool = defineTool({
     if (!updated) throw new NotFoundError(`no event ${args.id} created in chat`);
     return mutation(
       { updated: rowView(updated, zone) },
-      `Updated event ${updated.id} "${updated.title}" (${whenText(updated, zone)})`,
+      `Updated event ${updated.id} "${updated.title}" (${whenText(updated, zone)})${where(updated)}`,
       { op: "restore_event", id: updated.id, fields: eventFields(existing) },
     );
   },
@@ -197,43 +199,46 @@ export const updateEventTool = defineTool({
 
 export const deleteEventTool = defineTool({
   name: "delete_event",
-  description: "Delete an event the user created in chat. The user must confirm before it happens.",
+  description:
+    "Delete an event the user created in chat or a single (not recurring) event from their own calendar " +
+    "account. The user must confirm before it happens.",
   readOnly: false,
   input: z.object({ id: idArgument("event") }),
   alwaysConfirm: true,
   async describe({ id }, context) {
-    const event = await requireChatEvent(context, id);
+    const event = await requireEditableEvent(context, id);
     const when = DateTime.fromJSDate(event.startsAt, { zone: context.user.timeZone }).toFormat(
       event.allDay ? "ccc d LLL" : "ccc d LLL, HH:mm",
     );
     return `Delete event ${event.id} "${event.title}" (${when})`;
   },
   async handler({ id }, context) {
-    const event = await requireChatEvent(context, id);
+    const event = await requireEditableEvent(context, id);
     if (!(await context.records.deleteEvent(context.user.id, id)))
       throw new NotFoundError(`no event ${id} created in chat`);
     return mutation(
       { deleted: rowView(event, context.user.timeZone) },
-      `Deleted event ${event.id} "${event.title}" (${whenText(event, context.user.timeZone)})`,
+      `Deleted event ${event.id} "${event.title}" (${whenText(event, context.user.timeZone)})${where(event, "from")}`,
     );
   },
 });
 
 export const eventTools = [listEventsTool, createEventTool, updateEventTool, deleteEventTool];
 
-async function requireChatEvent(context: ToolContext, id: number): Promise<CalendarEvent> {
+/** A chat event, or an account's event (written through to its server); refused before any Confirm. */
+async function requireEditableEvent(context: ToolContext, id: number): Promise<CalendarEvent> {
   const event = await context.records.getEvent(context.user.id, id);
   if (!event) throw new NotFoundError(`no event ${id}`);
   if (event.calendarId !== null) {
     throw new Error(`event ${id} comes from a subscribed calendar; change it in that calendar instead`);
   }
-  // Refused before a Confirm is offered: the store would not match it, and "no event" would be untrue.
-  if (event.accountId) {
-    throw new Error(
-      `event ${id} lives on ${event.sourceName ?? "an account"}; change it there (account events cannot be changed from here yet)`,
-    );
-  }
+  if (event.recurring) throw recurringEventRefusal(event);
   return event;
+}
+
+/** " on Nextcloud · Personal" for an account's event, "" for a chat event. */
+function where(event: CalendarEvent, preposition = "on"): string {
+  return event.sourceName ? ` ${preposition} ${event.sourceName}` : "";
 }
 
 function timedRange(

@@ -32,6 +32,25 @@ export function createMemoryAccounts(tables: MemoryTables): Accounts {
       entry.accountCollectionId === collectionId &&
       remoteIds.has(entry.remoteId ?? "");
 
+  /** The object a derived task or event came from, with its account. */
+  function mirrored(item: TaskRow | EventRow) {
+    if (!item.accountId) return undefined;
+    const account = tables.accounts.find((entry) => entry.id === item.accountId);
+    const object = tables.accountObjects.find(
+      (entry) =>
+        entry.accountId === item.accountId &&
+        entry.collectionId === item.accountCollectionId &&
+        entry.remoteId === item.remoteId,
+    );
+    if (!account || !object) return undefined;
+    const { remoteId, etag, format, body } = object;
+    return {
+      account: view(account),
+      collectionId: object.collectionId,
+      object: { remoteId, etag, format, body },
+    };
+  }
+
   function drop(accountId: number, collectionId: string, remoteIds: ReadonlySet<string>): void {
     removeTasks(tables, derivedFrom(accountId, collectionId, remoteIds));
     removeWhere(tables.events, derivedFrom(accountId, collectionId, remoteIds));
@@ -105,20 +124,30 @@ export function createMemoryAccounts(tables: MemoryTables): Accounts {
     });
     const extra = new Set(existing.slice(object.derived.tasks.length).map((task) => task.id));
     removeTasks(tables, (task) => extra.has(task.id));
-    removeWhere(tables.events, mine);
-    for (const event of object.derived.events)
-      tables.events.push({
+    // Events keep their ids position by position, as the store does.
+    const held = tables.events.filter(mine).sort((a, b) => a.id - b.id);
+    object.derived.events.forEach((event, index) => {
+      const values = {
         ...link,
         ...event,
-        id: tables.nextId("events"),
-        userId: account.userId,
-        calendarId: null,
         uid: remoteId,
         instanceKey: event.startsAt.toISOString(),
-        timeZone: null,
-        createdAt: at,
         updatedAt: at,
-      });
+      };
+      const kept = held[index];
+      if (kept) Object.assign(kept, values);
+      else
+        tables.events.push({
+          ...values,
+          id: tables.nextId("events"),
+          userId: account.userId,
+          calendarId: null,
+          timeZone: null,
+          createdAt: at,
+        });
+    });
+    const surplus = new Set(held.slice(object.derived.events.length).map((event) => event.id));
+    removeWhere(tables.events, (event) => surplus.has(event.id));
     return ids;
   }
 
@@ -190,22 +219,17 @@ export function createMemoryAccounts(tables: MemoryTables): Accounts {
       ),
     async objectOfTask(userId, taskId) {
       const task = tables.tasks.find((entry) => entry.userId === userId && entry.id === taskId);
-      if (!task?.accountId) return undefined;
-      const account = tables.accounts.find((entry) => entry.id === task.accountId);
-      const object = tables.accountObjects.find(
-        (entry) =>
-          entry.accountId === task.accountId &&
-          entry.collectionId === task.accountCollectionId &&
-          entry.remoteId === task.remoteId,
-      );
-      if (!account || !object) return undefined;
-      const { remoteId, etag, format, body } = object;
-      return {
-        account: view(account),
-        collectionId: object.collectionId,
-        object: { remoteId, etag, format, body },
-      };
+      return task && mirrored(task);
     },
+    async objectOfEvent(userId, eventId) {
+      const event = tables.events.find((entry) => entry.userId === userId && entry.id === eventId);
+      return event && mirrored(event);
+    },
+    eventsOfObject: async (accountId, collectionId, remoteId) =>
+      tables.events
+        .filter(derivedFrom(accountId, collectionId, new Set([remoteId])))
+        .map((event) => event.id)
+        .sort((a, b) => a - b),
     async applySync(accountId, collectionId, changes, at) {
       const account = row(accountId);
       const collection = collectionOf(account, collectionId);

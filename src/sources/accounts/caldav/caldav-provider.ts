@@ -4,11 +4,12 @@
  * It never touches storage; the account service joins it to the store.
  */
 import { randomUUID } from "node:crypto";
-import type { AccountProvider } from "../../../core/accounts/ports.ts";
+import type { AccountConnection, AccountProvider } from "../../../core/accounts/ports.ts";
 import { CaldavError, type CaldavHttpOptions, createSessionFactory } from "./caldav-http.ts";
 import { deriveCaldavObject } from "./derive-object.ts";
 import { discoverCollections } from "./discover-collections.ts";
 import { syncCaldavCollection } from "./sync-collection.ts";
+import { editEvent, isSeries, newEvent, UnwritableEventError } from "./vevent-write.ts";
 import { editTodo, newTodo, UnwritableTaskError } from "./vtodo-write.ts";
 import { deleteRemoteObject, putObject } from "./write-object.ts";
 
@@ -32,32 +33,55 @@ export function createCaldavProvider(options: CaldavProviderOptions): AccountPro
       if (!collection.holds.includes("tasks")) {
         throw new CaldavError(`${collection.name}: this calendar does not take tasks`);
       }
-      const uid = newUid();
-      const url = new URL(`${encodeURIComponent(uid)}.ics`, withSlash(collection.remoteId)).href;
-      return putObject(
-        session(connection),
-        url,
-        unwritable(() => newTodo(draft, uid, now())),
-        { create: true },
-      );
+      return createIn(connection, collection.remoteId, (uid) => newTodo(draft, uid, now()));
     },
     async writeTask(connection, current, write) {
       const body = unwritable(() => editTodo(current.body, write, now()));
       return putObject(session(connection), current.remoteId, body, { etag: current.etag });
     },
+    async createEvent(connection, collection, draft) {
+      if (!collection.holds.includes("events")) {
+        throw new CaldavError(`${collection.name}: this calendar does not take events`);
+      }
+      return createIn(connection, collection.remoteId, (uid) => newEvent(draft, uid, now()));
+    },
+    async writeEvent(connection, current, changes) {
+      const body = unwritable(() => editEvent(current.body, changes, now()));
+      return putObject(session(connection), current.remoteId, body, { etag: current.etag });
+    },
+    async deleteEvent(connection, current) {
+      // Deleting the object of a series would delete every occurrence of it.
+      if (unwritable(() => isSeries(current.body)))
+        throw new CaldavError("it is one occurrence of a recurring series, which is not deleted from here");
+      return deleteRemoteObject(session(connection), current);
+    },
+    isSeries: (object) => unwritable(() => isSeries(object.body)),
     deleteTask: (connection, current) => deleteRemoteObject(session(connection), current),
   };
+
+  /** A new object named `<UID>.ics`, as Nextcloud, Thunderbird and DAVx5 name theirs, put with `If-None-Match: *`. */
+  function createIn(connection: AccountConnection, collectionUrl: string, build: (uid: string) => string) {
+    const uid = newUid();
+    const url = new URL(`${encodeURIComponent(uid)}.ics`, withSlash(collectionUrl)).href;
+    return putObject(
+      session(connection),
+      url,
+      unwritable(() => build(uid)),
+      { create: true },
+    );
+  }
 }
 
 function withSlash(url: string): string {
   return url.endsWith("/") ? url : `${url}/`;
 }
 
-function unwritable(build: () => string): string {
+function unwritable<T>(build: () => T): T {
   try {
     return build();
   } catch (error) {
-    if (error instanceof UnwritableTaskError) throw new CaldavError(error.message, { cause: error });
+    if (error instanceof UnwritableTaskError || error instanceof UnwritableEventError)
+      throw new CaldavError(error.message, { cause: error });
     throw error;
   }
 }

@@ -9,6 +9,7 @@ import { DateTime } from "luxon";
 import type { TaskDraft, TaskWrite } from "../../../core/accounts/ports.ts";
 import { BriefbotError } from "../../../core/errors.ts";
 import { PRIORITY_VALUES, priorityOf } from "../../calendar/read-todo.ts";
+import { newCalendar, parseObject, stampChange, utc } from "./ical-object.ts";
 
 /** A stored task this edit cannot be made to (unreadable, no VTODO, an impossible due time). */
 export class UnwritableTaskError extends BriefbotError<"unwritable_task"> {
@@ -21,12 +22,10 @@ export class UnwritableTaskError extends BriefbotError<"unwritable_task"> {
 const MAX_RECURRENCE_STEPS = 10_000;
 
 export function editTodo(icsText: string, write: TaskWrite, now: Date): string {
-  let calendar: ICAL.Component;
-  try {
-    calendar = new ICAL.Component(ICAL.parse(icsText) as unknown[]);
-  } catch (error) {
-    throw new UnwritableTaskError(`the stored task cannot be parsed: ${String(error)}`);
-  }
+  const calendar = parseObject(
+    icsText,
+    (why) => new UnwritableTaskError(`the stored task cannot be parsed: ${why}`),
+  );
   // The master only: overrides of single occurrences (RECURRENCE-ID) are another client's business.
   const todo = calendar
     .getAllSubcomponents("vtodo")
@@ -58,9 +57,7 @@ export function editTodo(icsText: string, write: TaskWrite, now: Date): string {
     }
     if (changes.dueDate !== undefined || changes.dueTime !== undefined) setDue(todo, changes);
   }
-  // RFC 5545 §3.8.7.2/3: LAST-MODIFIED and DTSTAMP say when the object was last changed; clients sort by them.
-  todo.updatePropertyWithValue("last-modified", utc(now));
-  todo.updatePropertyWithValue("dtstamp", utc(now));
+  stampChange(todo, now);
   return calendar.toString();
 }
 
@@ -100,9 +97,7 @@ function setDue(todo: ICAL.Component, changes: { dueDate?: string | null; dueTim
 }
 
 export function newTodo(draft: TaskDraft, uid: string, now: Date): string {
-  const calendar = new ICAL.Component("vcalendar");
-  calendar.updatePropertyWithValue("prodid", "-//briefbot//briefbot//EN");
-  calendar.updatePropertyWithValue("version", "2.0");
+  const calendar = newCalendar();
   const todo = new ICAL.Component("vtodo");
   todo.updatePropertyWithValue("uid", uid);
   todo.updatePropertyWithValue("dtstamp", utc(now));
@@ -203,10 +198,6 @@ function advanceRecurring(todo: ICAL.Component, at: Date): boolean {
 
 function wallClockMs(time: ICAL.Time): number {
   return Date.UTC(time.year, time.month - 1, time.day, time.hour, time.minute, time.second);
-}
-
-function utc(date: Date): ICAL.Time {
-  return ICAL.Time.fromJSDate(date, true);
 }
 
 function dateOf(time: ICAL.Time): string {

@@ -1,0 +1,33 @@
+/**
+ * What the task and event writers share: a stored object parsed for editing, and the stamps every edit
+ * leaves. Both writers change the parsed component in place and serialize it again, so the properties
+ * they do not name go back to the server as they came.
+ */
+import ICAL from "ical.js";
+
+/** The object as ical.js components; `unreadable` builds the writer's own error for text it cannot parse. */
+export function parseObject(icsText: string, unreadable: (why: string) => Error): ICAL.Component {
+  try {
+    return new ICAL.Component(ICAL.parse(icsText) as unknown[]);
+  } catch (error) {
+    throw unreadable(String(error));
+  }
+}
+
+/** RFC 5545 §3.8.7.2/3: LAST-MODIFIED and DTSTAMP say when the object was last changed; clients sort by them. */
+export function stampChange(component: ICAL.Component, now: Date): void {
+  component.updatePropertyWithValue("last-modified", utc(now));
+  component.updatePropertyWithValue("dtstamp", utc(now));
+}
+
+/** A new calendar object as our writes start one. */
+export function newCalendar(): ICAL.Component {
+  const calendar = new ICAL.Component("vcalendar");
+  calendar.updatePropertyWithValue("prodid", "-//briefbot//briefbot//EN");
+  calendar.updatePropertyWithValue("version", "2.0");
+  return calendar;
+}
+
+export function utc(date: Date): ICAL.Time {
+  return ICAL.Time.fromJSDate(date, true);
+}
