@@ -140,6 +140,12 @@ export interface AccountProvider {
   deleteTask: (connection: AccountConnection, current: RemoteObject) => Promise<void>;
 }
 
+/**
+ * How a conflict's message ends when the object is still there: the model passes it on in chat, and a
+ * Confirm pressed on the stale version replaces it with a fresh Confirm (`chat/confirmations.ts`).
+ */
+export const ASK_AGAIN_TEXT = "Ask again with the new values if you still want it.";
+
 /** The server's object changed since the mirror read it: nothing was written. */
 export class ConflictError extends BriefbotError<"conflict"> {
   constructor(

@@ -14,6 +14,7 @@ import {
   type AccountConnection,
   type AccountProvider,
   type Accounts,
+  ASK_AGAIN_TEXT,
   ConflictError,
   type DerivedObject,
   type DeriveOptions,
@@ -225,7 +226,7 @@ export function createAccountService(deps: AccountServiceDeps) {
         }
       : undefined;
     throw new ConflictError(
-      `task ${before.task.id} "${before.task.title}" was changed on ${where} since it was read (${changes}); nothing was written. Ask again with the new values if you still want it.`,
+      `task ${before.task.id} "${before.task.title}" was changed on ${where} since it was read (${changes}); nothing was written. ${ASK_AGAIN_TEXT}`,
       error.current,
       facts,
     );
