@@ -95,6 +95,8 @@ export type TaskWrite =
         dueTime?: string | null;
         priority?: "low" | "normal" | "high";
       };
+      /** The user's zone: a due time given is their wall time there, and is written in it. */
+      timeZone: string;
     };
 
 export interface TaskDraft {
