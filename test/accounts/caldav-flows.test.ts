@@ -250,6 +250,64 @@ describe.skipIf(radicaleMissing !== undefined)("CalDAV accounts end to end again
     expect(written).toMatch(/^SUMMARY:Water the plants and the garden\r$/m);
   });
 
+  it("a due time set in chat is written in the user's zone, stamped by the core's clock through the build's own provider", async () => {
+    // The providers buildCore makes itself (not the suite's), with loopback opened as an operator would.
+    const own = buildCore({
+      db,
+      config: { ...config, sources: { allowPrivateNetworks: true, allowHosts: [] } },
+      clock,
+      fetch: globalThis.fetch,
+      logger: silentLogger,
+      model: modelClientFor(ollama.url),
+      owner: "caldav-flows-own-providers",
+    });
+    const user = await createTestUser(db, BERLIN);
+    const { account } = await own.accounts.addAccount({
+      userId: user.id,
+      kind: "caldav",
+      label: LABEL,
+      url: `${radicale.url}/`,
+      username: USER,
+      secret: PASSWORD,
+      choose: ["Tasks"],
+    });
+    await radicale.put(
+      USER,
+      "tasks",
+      "glasses.ics",
+      todo("glasses", "Pick up the glasses", ["DUE;VALUE=DATE:20261207"]),
+    );
+    expect((await own.accounts.syncAccount(account)).error).toBeUndefined();
+    const glasses = await openTask(user, "Pick up the glasses");
+    clock.advance(37_000);
+    ollama.script(MODEL, [
+      { toolCalls: [call("update_task", { id: glasses.id, due_time: "14:30" })] },
+      { content: "Moved." },
+    ]);
+    const reply = await own.assistant.reply(
+      user.id,
+      { platform: "cli", threadKey: `cli:${user.id}:glasses` },
+      "change the glasses task to 14:30",
+    );
+    expect(reply.changes).toHaveLength(1);
+
+    const stored = unfold((await radicale.get(USER, "tasks", "glasses.ics"))?.body);
+    expect(stored).toMatch(/^DUE;TZID=Europe\/Berlin:20261207T143000\r$/m);
+    expect(stored).toMatch(/^BEGIN:VTIMEZONE\r\nTZID:Europe\/Berlin\r$/m);
+    const stamp = clock
+      .now()
+      .toISOString()
+      .replace(/[-:]/g, "")
+      .replace(/\.\d+Z$/, "Z");
+    expect(stamp).toMatch(/^\d{8}T\d{6}Z$/);
+    expect(stored).toMatch(new RegExp(`^DTSTAMP:${stamp}\r$`, "m"));
+    expect(stored).toMatch(new RegExp(`^LAST-MODIFIED:${stamp}\r$`, "m"));
+    expect(await openTask(user, "Pick up the glasses")).toMatchObject({
+      dueDate: "2026-12-07",
+      dueTime: "14:30",
+    });
+  });
+
   it("a completion held for Confirm in a follow-up is written to the server when confirmed", async () => {
     const { user } = await connected();
     await radicale.put(
