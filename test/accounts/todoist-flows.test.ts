@@ -306,6 +306,37 @@ describe("Todoist accounts through the real core", () => {
     expect(todoist.task(String(made.id))).toMatchObject({ content: "Book flights and hotel", priority: 4 });
   });
 
+  it("sends a due time set in chat as the instant of the user's wall time in their zone", async () => {
+    const built = await connected(["Personal"]);
+    const made = todoist.addTask(String(built.projects[0]), {
+      content: "Pick up the glasses",
+      due: {
+        date: "2026-12-07",
+        datetime: null,
+        timezone: null,
+        string: "2026-12-07",
+        lang: "en",
+        is_recurring: false,
+      },
+    });
+    await built.accounts.syncAccount(built.account);
+    const task = await accountTask(built, built.user, "Pick up the glasses");
+    todoist.resetCounts();
+    const reply = await chat(built, built.user, "change the glasses task to 14:30", [
+      { toolCalls: [{ name: "update_task", arguments: { id: task.id, due_time: "14:30" } }] },
+      { content: "Moved." },
+    ]);
+    expect(reply.changes).toHaveLength(1);
+    const update = todoist.requests.find((request) => request.method === "POST");
+    // 14:30 in Berlin in December is 13:30 UTC, whatever zone the Todoist account is set to.
+    expect(JSON.parse(update?.body ?? "{}")).toEqual({ due_datetime: "2026-12-07T13:30:00Z" });
+    expect(todoist.task(String(made.id))?.due).toMatchObject({ datetime: "2026-12-07T13:30:00Z" });
+    expect(await built.ports.records.getTask(built.user.id, task.id)).toMatchObject({
+      dueDate: "2026-12-07",
+      dueTime: "14:30",
+    });
+  });
+
   it("creates a task asked for in chat on the server, in the first enabled project", async () => {
     const built = await connected(["Inbox", "Work", "Home"], ["Work", "Home"]);
     const [, work] = built.projects;
