@@ -53,7 +53,7 @@ export function buildCore(
     config,
     clock: options.clock,
     logger: options.logger,
-    providers: options.providers ?? defaultProviders(config),
+    providers: options.providers ?? defaultProviders(config, options.clock),
   });
   const ports = databasePorts(db, {
     fetch: options.fetch,
@@ -104,11 +104,12 @@ export function buildCore(
 
 /**
  * The providers this build has. Their addresses (a CalDAV URL, a Todoist base URL) are users' input, so the
- * sources' network policy applies: public addresses only unless the operator opened more.
+ * sources' network policy applies: public addresses only unless the operator opened more. CalDAV writes
+ * stamp DTSTAMP and LAST-MODIFIED with the core's clock.
  */
-function defaultProviders(config: Pick<Config, "sources">): readonly AccountProvider[] {
+function defaultProviders(config: Pick<Config, "sources">, clock: Clock): readonly AccountProvider[] {
   return [
-    createCaldavProvider({ network: config.sources }),
+    createCaldavProvider({ network: config.sources, now: () => clock.now() }),
     createTodoistProvider({ network: config.sources }),
   ];
 }
@@ -124,7 +125,7 @@ export function buildAccountService(options: {
   return createAccountService({
     accounts: createAccounts(options.db),
     users: createUsers(options.db),
-    providers: providerRegistry(options.providers ?? defaultProviders(options.config)),
+    providers: providerRegistry(options.providers ?? defaultProviders(options.config, options.clock)),
     cipher: options.config.secretKey ? createSecretCipher(options.config.secretKey) : undefined,
     clock: options.clock,
     logger: options.logger,

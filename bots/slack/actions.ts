@@ -13,6 +13,7 @@ import {
   ACTION_RECEIPTS,
   ACTION_RECEIPTS_MORE,
   ACTION_UNDO,
+  confirmationMessage,
   escapeMrkdwn,
   fallbackText,
   receiptsMessages,
@@ -146,6 +147,17 @@ export function registerActions(app: App, deps: SlackHandlerDeps): void {
       if (ephemeral || !place)
         await respond({ response_type: "ephemeral", replace_original: true, ...message });
       else await client.chat.update({ channel: place.channel, ts: place.ts, ...message });
+      // Changed on its server since: the same change against the new version gets fresh buttons, seen by
+      // whoever saw the prompt pressed.
+      if (outcome.kind !== "asked-again") return;
+      const thread = messagePlace(body);
+      for (const pending of outcome.pending) {
+        const prompt = confirmationMessage(pending, linked.user.timeZone);
+        if (ephemeral || !thread)
+          await respond({ response_type: "ephemeral", replace_original: false, ...prompt });
+        else
+          await client.chat.postMessage({ channel: thread.channel, thread_ts: thread.threadTs, ...prompt });
+      }
     };
 
   app.action<BlockAction<ButtonAction>>(ACTION_CONFIRM, resolve(true));
@@ -154,7 +166,14 @@ export function registerActions(app: App, deps: SlackHandlerDeps): void {
 
 /** The resolved prompt: what happened, and the Undo of a change made. */
 function outcomeBlocks(outcome: ConfirmationOutcome): types.KnownBlock[] {
-  const mark = outcome.kind === "done" ? "✓" : outcome.kind === "cancelled" ? "✗" : "⌛";
+  const mark =
+    outcome.kind === "done"
+      ? "✓"
+      : outcome.kind === "cancelled"
+        ? "✗"
+        : outcome.kind === "asked-again"
+          ? "↻"
+          : "⌛";
   const undo =
     outcome.kind === "done" && outcome.undo
       ? undoBlock([{ report: outcome.text.replace(/^Done: /, "").replace(/\.$/, ""), undo: outcome.undo }])

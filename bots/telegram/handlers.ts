@@ -11,6 +11,7 @@ import {
   isSlotName,
   type LinkedAccount,
   type Logger,
+  type PendingConfirmation,
   type PlatformState,
   progressLine,
   SLOT_NAMES,
@@ -21,7 +22,7 @@ import { italic, join, type Piece, splitText, text } from "./format.ts";
 import { LiveMessage, startTyping } from "./live.ts";
 import { postBriefing, postPieces } from "./post.ts";
 import { morePagesKeyboard, receiptPages } from "./receipt-pages.ts";
-import { confirmationPiece, confirmButtonData, helpPiece, parseButtonData, undoKeyboard } from "./render.ts";
+import { confirmationPiece, confirmKeyboard, helpPiece, parseButtonData, undoKeyboard } from "./render.ts";
 import { sendPiece } from "./send.ts";
 import { directThreadKeyOf, findRunThread, linkToChain, type RunThread } from "./thread-map.ts";
 
@@ -222,21 +223,28 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
     if (pieces.length === 0 && live.messageId !== undefined) {
       await api.deleteMessage(chatId, live.messageId).catch(() => undefined);
     }
-    for (const pending of reply.pending) {
-      const id = await sendPiece(api, chatId, confirmationPiece(pending, account.user.timeZone), {
-        replyTo: messageId,
-        keyboard: {
-          inline_keyboard: [
-            [
-              { text: "✅ Confirm", callback_data: confirmButtonData(pending.id, true) },
-              { text: "✖️ Cancel", callback_data: confirmButtonData(pending.id, false) },
-            ],
-          ],
-        },
-      });
-      ids.push(id);
-    }
+    ids.push(...(await askToConfirm(api, account, chatId, messageId, reply.pending)));
     if (thread) await link(account, chatId, thread.runId, ids, thread);
+  }
+
+  /** Each change waiting for a Confirm as its own message with Confirm / Cancel; their message ids. */
+  async function askToConfirm(
+    api: Api,
+    account: LinkedAccount,
+    chatId: number,
+    replyTo: number,
+    pending: readonly PendingConfirmation[],
+  ): Promise<number[]> {
+    const ids: number[] = [];
+    for (const entry of pending) {
+      ids.push(
+        await sendPiece(api, chatId, confirmationPiece(entry, account.user.timeZone), {
+          replyTo,
+          keyboard: confirmKeyboard(entry.id),
+        }),
+      );
+    }
+    return ids;
   }
 
   async function resolveConfirmation(
@@ -267,6 +275,9 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
           ? undoKeyboard([{ report: outcome.text, undo: outcome.undo }])
           : undefined,
     });
+    // Changed on its server since: the same change against the new version gets fresh buttons.
+    if (outcome.kind === "asked-again")
+      await askToConfirm(ctx.api, account, message.chat.id, message.message_id, outcome.pending);
   }
 
   /** Undo under a change: runs once, for its owner; the button goes, the outcome is said in the chat. */
@@ -298,12 +309,14 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
   return composer;
 }
 
-const OUTCOME_LABELS: Record<"done" | "cancelled" | "expired" | "already-resolved", string> = {
-  done: "✅ Done",
-  cancelled: "✖️ Cancelled",
-  expired: "⌛ Expired",
-  "already-resolved": "Already handled",
-};
+const OUTCOME_LABELS: Record<"done" | "cancelled" | "expired" | "already-resolved" | "asked-again", string> =
+  {
+    done: "✅ Done",
+    "asked-again": "↻ Changed meanwhile",
+    cancelled: "✖️ Cancelled",
+    expired: "⌛ Expired",
+    "already-resolved": "Already handled",
+  };
 
 function shorten(value: string, max: number): string {
   return value.length <= max ? value : `${value.slice(0, max - 1)}…`;

@@ -32,6 +32,18 @@ export function parseButtonData(data: string): ButtonAction {
   return { kind: "unknown" };
 }
 
+/** Confirm and Cancel under a change waiting for the user. */
+export function confirmKeyboard(pendingId: number): InlineKeyboardMarkup {
+  return {
+    inline_keyboard: [
+      [
+        { text: "✅ Confirm", callback_data: confirmButtonData(pendingId, true) },
+        { text: "✖️ Cancel", callback_data: confirmButtonData(pendingId, false) },
+      ],
+    ],
+  };
+}
+
 /** One Undo button per change the reply reports, each naming what it takes back. */
 export function undoKeyboard(
   changes: ReadonlyArray<{ report: string; undo?: { id: number } | undefined }>,

@@ -104,6 +104,12 @@ export interface ReceiptsView {
 
 export type ConfirmationOutcome =
   | { kind: "done"; text: string; undo?: UndoOffer }
+  /**
+   * The object changed on its server since the user was asked: nothing was written, `text` says what
+   * changed, and the same change against the server's version waits for a new Confirm (platforms show its
+   * buttons, as under a reply).
+   */
+  | { kind: "asked-again"; text: string; pending: PendingConfirmation[] }
   | { kind: "cancelled"; text: string }
   | { kind: "expired"; text: string }
   | { kind: "not-yours" | "not-found" | "already-resolved"; text: string };

@@ -250,6 +250,64 @@ describe.skipIf(radicaleMissing !== undefined)("CalDAV accounts end to end again
     expect(written).toMatch(/^SUMMARY:Water the plants and the garden\r$/m);
   });
 
+  it("a due time set in chat is written in the user's zone, stamped by the core's clock through the build's own provider", async () => {
+    // The providers buildCore makes itself (not the suite's), with loopback opened as an operator would.
+    const own = buildCore({
+      db,
+      config: { ...config, sources: { allowPrivateNetworks: true, allowHosts: [] } },
+      clock,
+      fetch: globalThis.fetch,
+      logger: silentLogger,
+      model: modelClientFor(ollama.url),
+      owner: "caldav-flows-own-providers",
+    });
+    const user = await createTestUser(db, BERLIN);
+    const { account } = await own.accounts.addAccount({
+      userId: user.id,
+      kind: "caldav",
+      label: LABEL,
+      url: `${radicale.url}/`,
+      username: USER,
+      secret: PASSWORD,
+      choose: ["Tasks"],
+    });
+    await radicale.put(
+      USER,
+      "tasks",
+      "glasses.ics",
+      todo("glasses", "Pick up the glasses", ["DUE;VALUE=DATE:20261207"]),
+    );
+    expect((await own.accounts.syncAccount(account)).error).toBeUndefined();
+    const glasses = await openTask(user, "Pick up the glasses");
+    clock.advance(37_000);
+    ollama.script(MODEL, [
+      { toolCalls: [call("update_task", { id: glasses.id, due_time: "14:30" })] },
+      { content: "Moved." },
+    ]);
+    const reply = await own.assistant.reply(
+      user.id,
+      { platform: "cli", threadKey: `cli:${user.id}:glasses` },
+      "change the glasses task to 14:30",
+    );
+    expect(reply.changes).toHaveLength(1);
+
+    const stored = unfold((await radicale.get(USER, "tasks", "glasses.ics"))?.body);
+    expect(stored).toMatch(/^DUE;TZID=Europe\/Berlin:20261207T143000\r$/m);
+    expect(stored).toMatch(/^BEGIN:VTIMEZONE\r\nTZID:Europe\/Berlin\r$/m);
+    const stamp = clock
+      .now()
+      .toISOString()
+      .replace(/[-:]/g, "")
+      .replace(/\.\d+Z$/, "Z");
+    expect(stamp).toMatch(/^\d{8}T\d{6}Z$/);
+    expect(stored).toMatch(new RegExp(`^DTSTAMP:${stamp}\r$`, "m"));
+    expect(stored).toMatch(new RegExp(`^LAST-MODIFIED:${stamp}\r$`, "m"));
+    expect(await openTask(user, "Pick up the glasses")).toMatchObject({
+      dueDate: "2026-12-07",
+      dueTime: "14:30",
+    });
+  });
+
   it("a completion held for Confirm in a follow-up is written to the server when confirmed", async () => {
     const { user } = await connected();
     await radicale.put(
@@ -304,15 +362,75 @@ describe.skipIf(radicaleMissing !== undefined)("CalDAV accounts end to end again
     const confirmed = await core.assistant.resolveConfirmation(user.id, asked.pending[0]?.id ?? 0, true);
     expect(confirmed.text).toContain('title "Call the vet" → "Call the vet about the cat"');
     expect(confirmed.text).toContain('due date "2026-12-03" → "2026-12-04"');
+    expect(confirmed.text).toContain("nothing was written.");
     expect(await radicale.get(USER, "tasks", "vet.ics")).toEqual(onServer);
-    // Told in words meant for the person, who may ask again now that they know.
-    expect(confirmed.text).toMatch(
-      /nothing was written\. Ask again with the new values if you still want it\.$/,
-    );
     expect(await openTask(user, "Call the vet about the cat")).toMatchObject({
       id: vet.id,
       dueDate: "2026-12-04",
     });
+    // Asked again, about the server's version, with fresh buttons: one more press does it.
+    if (confirmed.kind !== "asked-again") throw new Error(`not asked again: ${confirmed.kind}`);
+    const summary = `Mark task ${vet.id} "Call the vet about the cat" done?`;
+    expect(confirmed.pending.map((pending) => pending.summary)).toEqual([summary]);
+    expect(confirmed.text.endsWith(` Confirm again if you still want it: ${summary}`)).toBe(true);
+    const again = confirmed.pending[0]?.id ?? 0;
+    expect(again).not.toBe(asked.pending[0]?.id);
+
+    const done = await core.assistant.resolveConfirmation(user.id, again, true);
+    expect(done.kind).toBe("done");
+    const written = unfold((await radicale.get(USER, "tasks", "vet.ics"))?.body);
+    expect(written).toMatch(/^STATUS:COMPLETED\r$/m);
+    // The server's edit survives the write it was asked again for.
+    expect(written).toMatch(/^SUMMARY:Call the vet about the cat\r$/m);
+    expect(written).toMatch(/^DUE;VALUE=DATE:20261204\r$/m);
+    expect((await core.assistant.resolveConfirmation(user.id, again, true)).kind).toBe("already-resolved");
+  });
+
+  it("a Cancel on the Confirm asked again after a server edit writes nothing", async () => {
+    const { user } = await connected();
+    await radicale.put(USER, "tasks", "milk.ics", todo("milk", "Buy milk"));
+    const morning = await nextBriefing(user);
+    const milk = await openTask(user, "Buy milk");
+    ollama.script(MODEL, [{ toolCalls: [call("delete_task", { id: milk.id })] }, { content: "Confirm?" }]);
+    const asked = await core.assistant.reply(
+      user.id,
+      { platform: "cli", threadKey: `cli:${user.id}:milk`, runId: morning.runId },
+      "delete the milk task",
+    );
+    await radicale.put(USER, "tasks", "milk.ics", todo("milk", "Buy oat milk"));
+    const confirmed = await core.assistant.resolveConfirmation(user.id, asked.pending[0]?.id ?? 0, true);
+    if (confirmed.kind !== "asked-again") throw new Error(`not asked again: ${confirmed.kind}`);
+    expect(confirmed.pending.map((pending) => pending.summary)).toEqual([
+      `Delete task ${milk.id} "Buy oat milk"?`,
+    ]);
+    const onServer = await radicale.get(USER, "tasks", "milk.ics");
+
+    const cancelled = await core.assistant.resolveConfirmation(user.id, confirmed.pending[0]?.id ?? 0, false);
+    expect(cancelled.kind).toBe("cancelled");
+    expect(await radicale.get(USER, "tasks", "milk.ics")).toEqual(onServer);
+    expect(await openTask(user, "Buy oat milk")).toMatchObject({ id: milk.id });
+  });
+
+  it("a Confirm pressed after the task was deleted on the server says so and asks nothing", async () => {
+    const { user } = await connected();
+    await radicale.put(USER, "tasks", "tyres.ics", todo("tyres", "Change the tyres"));
+    const morning = await nextBriefing(user);
+    const tyres = await openTask(user, "Change the tyres");
+    ollama.script(MODEL, [{ toolCalls: [call("complete_task", { id: tyres.id })] }, { content: "Confirm?" }]);
+    const asked = await core.assistant.reply(
+      user.id,
+      { platform: "cli", threadKey: `cli:${user.id}:tyres`, runId: morning.runId },
+      "what about the tyres?",
+    );
+    await radicale.delete(USER, "tasks", "tyres.ics");
+
+    const confirmed = await core.assistant.resolveConfirmation(user.id, asked.pending[0]?.id ?? 0, true);
+    expect(confirmed.kind).toBe("done");
+    expect(confirmed.text).toBe(
+      `Could not do it: task ${tyres.id} "Change the tyres" was deleted on ${LABEL} · Tasks since it was read; nothing was written.`,
+    );
+    expect("pending" in confirmed).toBe(false);
+    expect(await radicale.get(USER, "tasks", "tyres.ics")).toBeUndefined();
   });
 
   it("an Undo after an edit on the server writes nothing and says what changed", async () => {

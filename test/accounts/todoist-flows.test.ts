@@ -175,6 +175,88 @@ describe("Todoist accounts through the real core", () => {
     expect(todoist.task(String(made.id))?.checked).toBe(true);
   });
 
+  it("asks again with fresh buttons when Confirm is pressed after an edit on the server; one more press does it", async () => {
+    const built = await connected(["Personal"]);
+    const made = todoist.addTask(String(built.projects[0]), { content: "Call the vet" });
+    ollama.script(MODEL, { content: 'Good morning. "Call the vet" is open.' });
+    const morning = await built.assistant.brief(built.user.id, { slot: "morning" });
+    const task = await accountTask(built, built.user, "Call the vet");
+    ollama.script(MODEL, [
+      { toolCalls: [{ name: "complete_task", arguments: { id: task.id } }] },
+      { content: "It is waiting for your Confirm." },
+    ]);
+    const asked = await built.assistant.reply(
+      built.user.id,
+      { platform: "cli", threadKey: `cli:${built.user.id}:vet`, runId: morning.runId },
+      "what is the vet one about?",
+    );
+    const first = asked.pending[0];
+    if (!first) throw new Error("nothing pending");
+    todoist.editTask(String(made.id), { content: "Call the vet about the cat" });
+
+    const stale = await built.assistant.resolveConfirmation(built.user.id, first.id, true);
+    if (stale.kind !== "asked-again") throw new Error(`not asked again: ${stale.kind} ${stale.text}`);
+    expect(stale.text).toContain('title "Call the vet" → "Call the vet about the cat"');
+    expect(stale.text).toContain("nothing was written.");
+    expect(stale.pending.map((pending) => pending.summary)).toEqual([
+      `Mark task ${task.id} "Call the vet about the cat" done?`,
+    ]);
+    expect(todoist.task(String(made.id))?.checked).toBe(false);
+
+    const done = await built.assistant.resolveConfirmation(built.user.id, stale.pending[0]?.id ?? 0, true);
+    expect(done.kind).toBe("done");
+    expect(todoist.task(String(made.id))).toMatchObject({
+      content: "Call the vet about the cat",
+      checked: true,
+    });
+  });
+
+  it("writes nothing when the Confirm asked again is cancelled, and asks nothing for a task deleted there", async () => {
+    const built = await connected(["Personal"]);
+    const bins = todoist.addTask(String(built.projects[0]), { content: "Put the bins out" });
+    const tyres = todoist.addTask(String(built.projects[0]), { content: "Change the tyres" });
+    ollama.script(MODEL, { content: "Good morning." });
+    const morning = await built.assistant.brief(built.user.id, { slot: "morning" });
+    const binsTask = await accountTask(built, built.user, "Put the bins out");
+    const tyresTask = await accountTask(built, built.user, "Change the tyres");
+    ollama.script(MODEL, [
+      {
+        toolCalls: [
+          { name: "update_task", arguments: { id: binsTask.id, priority: "high" } },
+          { name: "complete_task", arguments: { id: tyresTask.id } },
+        ],
+      },
+      { content: "Both wait for your Confirm." },
+    ]);
+    const asked = await built.assistant.reply(
+      built.user.id,
+      { platform: "cli", threadKey: `cli:${built.user.id}:two`, runId: morning.runId },
+      "anything about the bins or the tyres?",
+    );
+    const [update, complete] = asked.pending;
+    if (!update || !complete) throw new Error("not both pending");
+    todoist.editTask(String(bins.id), { content: "Put the bins and the glass out" });
+    todoist.deleteTask(String(tyres.id));
+
+    const stale = await built.assistant.resolveConfirmation(built.user.id, update.id, true);
+    if (stale.kind !== "asked-again") throw new Error(`not asked again: ${stale.kind} ${stale.text}`);
+    const edited = todoist.task(String(bins.id));
+    const cancelled = await built.assistant.resolveConfirmation(
+      built.user.id,
+      stale.pending[0]?.id ?? 0,
+      false,
+    );
+    expect(cancelled.kind).toBe("cancelled");
+    expect(todoist.task(String(bins.id))).toEqual(edited);
+    expect(edited).toMatchObject({ content: "Put the bins and the glass out", priority: 1 });
+
+    const gone = await built.assistant.resolveConfirmation(built.user.id, complete.id, true);
+    expect(gone).toEqual({
+      kind: "done",
+      text: `Could not do it: task ${tyresTask.id} "Change the tyres" was deleted on Todoist · Personal ${built.user.id} since it was read; nothing was written.`,
+    });
+  });
+
   it("on an edit made on the server between read and write tells what changed, keeps it, and asks again", async () => {
     const built = await connected(["Personal"]);
     const made = todoist.addTask(String(built.projects[0]), { content: "Book flights" });
@@ -221,6 +303,37 @@ describe("Todoist accounts through the real core", () => {
     );
     expect(second.changes).toHaveLength(1);
     expect(todoist.task(String(made.id))).toMatchObject({ content: "Book flights and hotel", priority: 4 });
+  });
+
+  it("sends a due time set in chat as the instant of the user's wall time in their zone", async () => {
+    const built = await connected(["Personal"]);
+    const made = todoist.addTask(String(built.projects[0]), {
+      content: "Pick up the glasses",
+      due: {
+        date: "2026-12-07",
+        datetime: null,
+        timezone: null,
+        string: "2026-12-07",
+        lang: "en",
+        is_recurring: false,
+      },
+    });
+    await built.accounts.syncAccount(built.account);
+    const task = await accountTask(built, built.user, "Pick up the glasses");
+    todoist.resetCounts();
+    const reply = await chat(built, built.user, "change the glasses task to 14:30", [
+      { toolCalls: [{ name: "update_task", arguments: { id: task.id, due_time: "14:30" } }] },
+      { content: "Moved." },
+    ]);
+    expect(reply.changes).toHaveLength(1);
+    const update = todoist.requests.find((request) => request.method === "POST");
+    // 14:30 in Berlin in December is 13:30 UTC, whatever zone the Todoist account is set to.
+    expect(JSON.parse(update?.body ?? "{}")).toEqual({ due_datetime: "2026-12-07T13:30:00Z" });
+    expect(todoist.task(String(made.id))?.due).toMatchObject({ datetime: "2026-12-07T13:30:00Z" });
+    expect(await built.ports.records.getTask(built.user.id, task.id)).toMatchObject({
+      dueDate: "2026-12-07",
+      dueTime: "14:30",
+    });
   });
 
   it("creates a task asked for in chat on the server, in the first enabled project", async () => {

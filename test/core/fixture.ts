@@ -68,7 +68,7 @@ export function toolContextFor(db: TestStore, user: User, clock: Clock = fixedCl
 export function testCore<MODEL extends ModelClient, CLOCK extends Clock = ReturnType<typeof fixedClock>>(
   db: TestStore,
   model: MODEL,
-  options: Partial<Pick<CoreOptions, "tools" | "config" | "timer" | "geocoder" | "owner">> & {
+  options: Partial<Pick<CoreOptions, "tools" | "config" | "timer" | "geocoder" | "owner" | "accounts">> & {
     clock?: CLOCK;
     /** `Sources.refresh`, e.g. `createSourceRefresher` against the Open-Meteo test server; default none. */
     refresh?: Sources["refresh"];
@@ -94,6 +94,7 @@ export function testCore<MODEL extends ModelClient, CLOCK extends Clock = Return
     tools: options.tools,
     timer: options.timer,
     geocoder: options.geocoder,
+    accounts: options.accounts,
   });
   return { ...core, ports, model, clock, logger };
 }

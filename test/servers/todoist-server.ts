@@ -28,6 +28,8 @@ export interface TodoistRequest {
   status: number;
   /** When it arrived, `performance.now()`. */
   receivedAt: number;
+  /** The request body as received ("" for none). */
+  body: string;
 }
 
 export interface TodoistServer {
@@ -137,6 +139,7 @@ export async function startTodoistServer(options: { token?: string } = {}): Prom
     return item;
   };
 
+  const bodies = new WeakMap<IncomingMessage, string>();
   const server = createServer((request, response) => {
     const receivedAt = performance.now();
     handle(request, response)
@@ -147,7 +150,13 @@ export async function startTodoistServer(options: { token?: string } = {}): Prom
       })
       .finally(() => {
         const path = new URL(request.url ?? "/", "http://x").pathname;
-        requests.push({ method: request.method ?? "GET", path, status: response.statusCode, receivedAt });
+        requests.push({
+          method: request.method ?? "GET",
+          path,
+          status: response.statusCode,
+          receivedAt,
+          body: bodies.get(request) ?? "",
+        });
       });
   });
 
@@ -170,6 +179,7 @@ export async function startTodoistServer(options: { token?: string } = {}): Prom
     const url = new URL(request.url ?? "/", "http://x");
     const method = request.method ?? "GET";
     const text = await readBody(request);
+    bodies.set(request, text);
     if (throttled.count > 0) {
       throttled.count -= 1;
       const problem = new HttpProblem(429, "LIMITS_REACHED", "Too many requests");

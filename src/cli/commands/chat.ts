@@ -102,7 +102,9 @@ export async function runTerminalChat(
     const reply = await assistant.reply(userId, thread, text);
     out.line(`assistant> ${reply.text}`);
     undoable = reply.changes.flatMap((change) => (change.undo ? [change.undo.id] : []));
-    for (const pending of reply.pending) {
+    // A Confirm on a version its server moved past asks again, against the new one.
+    const waiting = [...reply.pending];
+    for (let pending = waiting.shift(); pending; pending = waiting.shift()) {
       out.line(`confirm> ${pending.summary} [y/N]`);
       const answer = (await next("y/N> "))?.trim().toLowerCase() ?? "";
       const outcome = await assistant.resolveConfirmation(
@@ -112,6 +114,7 @@ export async function runTerminalChat(
       );
       out.line(`assistant> ${outcome.text}`);
       if (outcome.kind === "done" && outcome.undo) undoable.push(outcome.undo.id);
+      if (outcome.kind === "asked-again") waiting.push(...outcome.pending);
     }
   }
 }

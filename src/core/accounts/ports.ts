@@ -95,6 +95,8 @@ export type TaskWrite =
         dueTime?: string | null;
         priority?: "low" | "normal" | "high";
       };
+      /** The user's zone: a due time given is their wall time there, and is written in it. */
+      timeZone: string;
     };
 
 export interface TaskDraft {
@@ -177,6 +179,12 @@ export interface AccountProvider {
   /** True when the object is a recurring series (RRULE, RDATE or overrides), which is not written from here. */
   isSeries?: (object: RemoteObject) => boolean;
 }
+
+/**
+ * How a conflict's message ends when the object is still there: the model passes it on in chat, and a
+ * Confirm pressed on the stale version replaces it with a fresh Confirm (`chat/confirmations.ts`).
+ */
+export const ASK_AGAIN_TEXT = "Ask again with the new values if you still want it.";
 
 /** The server's object changed since the mirror read it: nothing was written. */
 export class ConflictError extends BriefbotError<"conflict"> {

@@ -23,6 +23,7 @@ import {
   type AccountConnection,
   type AccountProvider,
   type Accounts,
+  ASK_AGAIN_TEXT,
   ConflictError,
   type DerivedObject,
   type DeriveOptions,
@@ -226,7 +227,7 @@ export function createAccountService(deps: AccountServiceDeps) {
     await accounts.storeObject(account.id, collectionId, current);
     const { changes, facts } = before.compare(current.derived);
     throw new ConflictError(
-      `${what} was changed on ${where} since it was read (${changes}); nothing was written. Ask again with the new values if you still want it.`,
+      `${what} was changed on ${where} since it was read (${changes}); nothing was written. ${ASK_AGAIN_TEXT}`,
       error.current,
       facts && { ...facts, from: where },
     );

@@ -21,6 +21,11 @@ export function writeThroughRecords(
     if (!task) throw new NotFoundError(`no task ${id}`);
     return task.accountId ? task : undefined;
   };
+  const userOf = async (userId: number) => {
+    const user = await users.get(userId);
+    if (!user) throw new NotFoundError(`no user ${userId}`);
+    return user;
+  };
   /** Writes through when the task is an account's; the stored row afterwards, or undefined for a local one. */
   const through = async (userId: number, id: number, write: TaskWrite): Promise<Task | undefined> => {
     const task = await accountTask(userId, id);
@@ -37,8 +42,7 @@ export function writeThroughRecords(
       if (!home) return records.createTask(values);
       if (values.projectId)
         throw new BriefbotError("account_task", "tasks on an account cannot be put in a project here");
-      const user = await users.get(values.userId);
-      if (!user) throw new NotFoundError(`no user ${values.userId}`);
+      const user = await userOf(values.userId);
       const { taskIds } = await service.createTask(home, {
         title: values.title,
         ...(values.notes !== undefined ? { notes: values.notes } : {}),
@@ -62,7 +66,8 @@ export function writeThroughRecords(
           `task ${id} lives on ${task.sourceName}; it cannot be put in a project here`,
         );
       const { projectId: _project, ...rest } = changes;
-      return (await through(userId, id, { kind: "update", changes: rest })) ?? task;
+      const timeZone = (await userOf(userId)).timeZone;
+      return (await through(userId, id, { kind: "update", changes: rest, timeZone })) ?? task;
     },
     async completeTask(userId, id, now) {
       return (

@@ -28,6 +28,7 @@ import { isStepCount, runToolLoop, type Step, type ToolLoopResult } from "../too
 import { addTrace, EMPTY_TRACE, type Trace } from "../trace.ts";
 import { asksForChange } from "./change-request.ts";
 import { chatSystemPrompt, correctionRequest, followUpSystemPrompt } from "./chat-prompt.ts";
+import { holdForConfirmation } from "./confirmations.ts";
 import { carriesOutsideText, receiptsOfMessages } from "./context-receipts.ts";
 import { groundedStream } from "./grounded-stream.ts";
 import { toChatMessages } from "./history.ts";
@@ -147,18 +148,11 @@ async function converse(
     records: ports.records,
     sources: ports.sources,
     requestConfirmation: async (request) => {
-      const at = deps.clock.now();
-      const row = await ports.confirmations.create({
-        kind: "confirm",
-        userId: user.id,
-        conversationId: conversation.id,
-        toolName: request.toolName,
-        arguments: request.arguments,
-        summary: request.summary,
-        at,
-        expiresAt: new Date(at.getTime() + config.confirmationMinutes * 60_000),
-      });
-      const handle = { id: row.id, summary: row.summary, expiresAt: row.expiresAt };
+      const handle = await holdForConfirmation(
+        deps,
+        { userId: user.id, conversationId: conversation.id },
+        request,
+      );
       filed.push(handle);
       return handle;
     },

@@ -4,7 +4,7 @@
  */
 import type { z } from "zod";
 import { FAILED_CALL_FACTS, type ToolCall } from "../domain.ts";
-import { errorMessage, factsOf } from "../errors.ts";
+import { errorCode, errorMessage, factsOf } from "../errors.ts";
 import { storableJson } from "../storable-text.ts";
 import { isMutationResult, type PendingHandle, type ToolContext, type UndoStep } from "./define-tool.ts";
 import { argumentProblem, screenToolCalls, TOOL_CALL_LIMITS, type ToolCallLimits } from "./limits.ts";
@@ -32,6 +32,8 @@ export interface ToolOutcome {
   mutation?: MutationRecord;
   /** The result carries text from outside the user's own records (see `ToolDefinition.untrusted`). */
   untrusted?: boolean;
+  /** A failed call's `BriefbotError` code (`conflict`, `not_found`), for callers that branch on it. */
+  errorCode?: string;
   /** When the tool ran: the receipt's "as of". */
   at: Date;
   durationMs: number;
@@ -65,7 +67,7 @@ export async function dispatchToolCall(
   const base = { callId: call.id, name: call.function.name, at };
   const finish = (
     fields: Pick<ToolOutcome, "arguments" | "result" | "error"> &
-      Partial<Pick<ToolOutcome, "pending" | "mutation" | "untrusted">>,
+      Partial<Pick<ToolOutcome, "pending" | "mutation" | "untrusted" | "errorCode">>,
   ): ToolOutcome => ({
     ...base,
     ...fields,
@@ -146,10 +148,12 @@ export async function dispatchToolCall(
     });
   } catch (error) {
     const facts = factsOf(error);
+    const code = errorCode(error);
     return finish({
       arguments: validArguments,
       error: true,
       result: { error: errorMessage(error), ...(facts ? { [FAILED_CALL_FACTS]: facts } : {}) },
+      ...(code ? { errorCode: code } : {}),
     });
   }
 }

@@ -9,12 +9,15 @@ import { findConversation } from "../../../db/queries/conversations.ts";
 import { createTask } from "../../../db/queries/tasks.ts";
 import { findUserByIdentity, updateUser } from "../../../db/queries/users.ts";
 import { createPlatformState } from "../../../db/stores/index.ts";
+import type { AccountService } from "../../../src/core/accounts/service.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
 import { createSourceRefresher } from "../../../src/sources/refresh-sources.ts";
 import { call, MODEL, MORNING_COVERAGE, START, seedTasks, seedWeather } from "../../core/fixture.ts";
 import { describeEachDatabase } from "../../helpers/database.ts";
+import { todoistAccountService, todoistTaskOf } from "../../helpers/todoist-account.ts";
 import { startOpenMeteoServer } from "../../servers/open-meteo-server.ts";
 import type { PostedMessage, SlackBlock } from "../../servers/slack-server.ts";
+import { startTodoistServer } from "../../servers/todoist-server.ts";
 import {
   directMessage,
   linkedSlackUser,
@@ -425,5 +428,70 @@ describeEachDatabase("slack app", (getDb) => {
     const answered = suite.slack.posts.filter((post) => post.channel === channel);
     expect(answered.map((post) => post.text)).toEqual(["Second time lucky."]);
     expect(suite.slack.callsTo("chat.update").filter((recorded) => recorded.status === 429)).toHaveLength(1);
+  });
+});
+
+describeEachDatabase("slack app over a Todoist account", (getDb) => {
+  let accounts: AccountService | undefined;
+  const suite = slackSuite(getDb, (db) => {
+    accounts = todoistAccountService(db, fixedClock(START));
+    return { accounts };
+  });
+
+  it("asks again with fresh Confirm / Cancel when the task changed on its Todoist after the prompt", async () => {
+    const todoist = await startTodoistServer();
+    try {
+      const db = getDb();
+      const { user, slackId } = await linkedSlackUser(db);
+      if (!accounts) throw new Error("the suite has no account service");
+      const { remoteId, task } = await todoistTaskOf(
+        db,
+        accounts,
+        todoist,
+        user,
+        "Call the vet",
+        fixedClock(START),
+      );
+      const channel = suite.slack.dmChannelOf(slackId);
+      const prompts = () =>
+        suite.slack.posts.filter(
+          (post) => post.channel === channel && JSON.stringify(post.blocks).includes(ACTION_CONFIRM),
+        );
+      suite.ollama.script(MODEL, [
+        { toolCalls: [call("delete_task", { id: task.id })] },
+        { content: "Please confirm the deletion." },
+      ]);
+      await suite.slack.sendEvent(directMessage(slackId, "delete the vet task"), { eventId: nextEventId() });
+      await suite.running.slackApp.idle();
+      const [prompt] = prompts();
+      if (!prompt) throw new Error("no confirmation prompt");
+      const first = buttonValues(prompt)[0] ?? "";
+      todoist.editTask(remoteId, { content: "Call the vet about the cat" });
+
+      await suite.slack.pressButton(ACTION_CONFIRM, first, slackId, { channel, ts: prompt.ts });
+      await suite.running.slackApp.idle();
+      // The pressed prompt says what changed and loses its buttons; a new one asks about the new version.
+      expect(sectionTexts(prompt.blocks).join()).toContain("Call the vet about the cat");
+      expect(JSON.stringify(prompt.blocks)).not.toContain(ACTION_CONFIRM);
+      const again = prompts().filter((post) => post.ts !== prompt.ts);
+      expect(again).toHaveLength(1);
+      const [fresh] = again;
+      if (!fresh) throw new Error("not asked again");
+      expect(sectionTexts(fresh.blocks).join()).toContain(
+        `Delete task ${task.id} "Call the vet about the cat"?`,
+      );
+      expect(JSON.stringify(fresh.blocks)).toContain(ACTION_CANCEL);
+      const [confirm, cancel] = buttonValues(fresh);
+      expect(confirm).toBe(cancel);
+      expect(confirm).not.toBe(first);
+      expect(todoist.task(remoteId)?.is_deleted).toBe(false);
+
+      await suite.slack.pressButton(ACTION_CONFIRM, confirm ?? "", slackId, { channel, ts: fresh.ts });
+      await suite.running.slackApp.idle();
+      expect(todoist.task(remoteId)?.is_deleted).toBe(true);
+      expect(fresh.text).toMatch(/^Done: Delete task/);
+    } finally {
+      await todoist.close();
+    }
   });
 });

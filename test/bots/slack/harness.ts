@@ -15,6 +15,7 @@ import type { Database } from "../../../db/client.ts";
 import { linkIdentity } from "../../../db/queries/users.ts";
 import type { Identity, User } from "../../../db/schema/index.ts";
 import { createPlatformState } from "../../../db/stores/index.ts";
+import type { AccountService } from "../../../src/core/accounts/service.ts";
 import type { Assistant, BriefingMessage, DeliveryReceipt } from "../../../src/core/assistant.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
 import type { Geocoder } from "../../../src/core/geocoder.ts";
@@ -72,6 +73,8 @@ export async function startApp(
     linking?: Linking;
     /** Place lookups for /settings (default none). */
     geocoder?: Geocoder;
+    /** CalDAV / Todoist accounts the core writes account tasks through (default none). */
+    accounts?: AccountService;
   } = {},
 ): Promise<RunningSlackApp> {
   const clock = options.clock ?? fixedClock(START);
@@ -79,6 +82,7 @@ export async function startApp(
     clock,
     refresh: options.refresh,
     geocoder: options.geocoder,
+    accounts: options.accounts,
   });
   const slackApp = await createSlackApp({
     config: {

@@ -6,8 +6,10 @@ import { fixedClock } from "../../../src/core/clock.ts";
 import { COMMAND_MENU } from "../../../src/core/command-menu.ts";
 import { createSourceRefresher } from "../../../src/sources/refresh-sources.ts";
 import { describeEachDatabase } from "../../helpers/database.ts";
+import { todoistAccountService, todoistTaskOf } from "../../helpers/todoist-account.ts";
 import { startOpenMeteoServer } from "../../servers/open-meteo-server.ts";
 import type { BotPost, TestUser } from "../../servers/telegram-server.ts";
+import { startTodoistServer } from "../../servers/todoist-server.ts";
 import {
   expectPerChatOrder,
   type Harness,
@@ -294,6 +296,51 @@ describeEachDatabase("telegram bot", (getDb) => {
     expect(edited.text).toContain("Done");
     expect(edited.replyMarkup).toBeUndefined();
     expect(await getTask(db, user.id, task.id)).toBeUndefined();
+  });
+
+  it("asks again with fresh Confirm / Cancel when the task changed on its Todoist after the prompt", async () => {
+    const todoist = await startTodoistServer();
+    try {
+      const accounts = todoistAccountService(getDb(), fixedClock("2025-06-02T06:00:00Z"));
+      const { db, h, user, account } = await suite.withUser({ accounts });
+      const { remoteId, task } = await todoistTaskOf(db, accounts, todoist, user, "Call the vet", h.clock);
+      h.ollama.script(MODEL, [
+        { toolCalls: [{ name: "delete_task", arguments: { id: task.id } }] },
+        { content: "Confirm to delete it." },
+      ]);
+      const confirmation = await askForConfirmation(h, account, "delete the vet task");
+      todoist.editTask(remoteId, { content: "Call the vet about the cat" });
+      const pressed = confirmation.replyMarkup?.inline_keyboard[0]?.[0]?.callback_data ?? "";
+      h.telegram.pressButton(account.id, confirmation.messageId, pressed);
+
+      const again = await h.telegram.waitFor(() =>
+        h.telegram
+          .chat(account.id)
+          .botMessages()
+          .find(
+            (post) =>
+              post.messageId !== confirmation.messageId && post.replyMarkup?.inline_keyboard[0]?.length === 2,
+          ),
+      );
+      expect(again.text).toContain(`Delete task ${task.id} "Call the vet about the cat"?`);
+      const [confirm, cancel] = again.replyMarkup?.inline_keyboard[0] ?? [];
+      expect(confirm?.callback_data).toMatch(/^c:\d+:y$/);
+      expect(cancel?.callback_data).toMatch(/^c:\d+:n$/);
+      expect(confirm?.callback_data).not.toBe(pressed);
+      // The pressed prompt loses its buttons and says what changed; nothing was deleted.
+      const edited = h.telegram
+        .chat(account.id)
+        .botMessages()
+        .find((post) => post.messageId === confirmation.messageId);
+      expect(edited?.text).toContain('title "Call the vet" → "Call the vet about the cat"');
+      expect(edited?.replyMarkup).toBeUndefined();
+      expect(todoist.task(remoteId)?.is_deleted).toBe(false);
+
+      h.telegram.pressButton(account.id, again.messageId, confirm?.callback_data ?? "");
+      await h.telegram.waitFor(() => todoist.task(remoteId)?.is_deleted === true);
+    } finally {
+      await todoist.close();
+    }
   });
 
   it("says so when a confirmation has expired", async () => {

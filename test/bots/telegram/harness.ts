@@ -20,6 +20,7 @@ import { linkIdentity } from "../../../db/queries/users.ts";
 import type { Identity, User } from "../../../db/schema/index.ts";
 import { createPlatformState } from "../../../db/stores/index.ts";
 import { resolveModelRoutes } from "../../../src/config/model-routes.ts";
+import type { AccountService } from "../../../src/core/accounts/service.ts";
 import type { Assistant, BriefingMessage, DeliveryReceipt } from "../../../src/core/assistant.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
 import type { Geocoder } from "../../../src/core/geocoder.ts";
@@ -55,6 +56,8 @@ export interface HarnessOptions {
   refresh?: Sources["refresh"];
   /** Place lookups for /settings (default none). */
   geocoder?: Geocoder;
+  /** CalDAV / Todoist accounts the core writes account tasks through (default none). */
+  accounts?: AccountService;
 }
 
 /** A linked user: the briefbot user, their Telegram account and its identity row. */
@@ -107,6 +110,7 @@ export async function startHarness(db: Database, options: HarnessOptions = {}): 
     clock,
     refresh: options.refresh,
     geocoder: options.geocoder,
+    accounts: options.accounts,
   });
   const app = createTelegramBot({
     config: telegramConfigFor(telegram, options),

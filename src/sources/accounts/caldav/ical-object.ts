@@ -4,6 +4,7 @@
  * they do not name go back to the server as they came.
  */
 import ICAL from "ical.js";
+import { zoneComponent } from "./zone-component.ts";
 
 /** The object as ical.js components; `unreadable` builds the writer's own error for text it cannot parse. */
 export function parseObject(icsText: string, unreadable: (why: string) => Error): ICAL.Component {
@@ -30,4 +31,19 @@ export function newCalendar(): ICAL.Component {
 
 export function utc(date: Date): ICAL.Time {
   return ICAL.Time.fromJSDate(date, true);
+}
+
+/**
+ * RFC 5545 §3.2.19: a TZID names a VTIMEZONE in the same object. Adds one for `tzid` (read as the IANA
+ * `zone`) unless the object has it, before the other components, where clients put it.
+ */
+export function describeZone(calendar: ICAL.Component, tzid: string, zone: string, year: number): void {
+  const described = calendar
+    .getAllSubcomponents("vtimezone")
+    .some((component) => component.getFirstPropertyValue("tzid") === tzid);
+  if (described) return;
+  const rest = [...calendar.getAllSubcomponents()];
+  for (const existing of rest) calendar.removeSubcomponent(existing);
+  calendar.addSubcomponent(zoneComponent(tzid, zone, year));
+  for (const existing of rest) calendar.addSubcomponent(existing);
 }

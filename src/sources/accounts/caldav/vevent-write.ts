@@ -14,8 +14,7 @@ import ICAL from "ical.js";
 import { DateTime } from "luxon";
 import type { EventChanges, EventDraft, EventTiming } from "../../../core/accounts/ports.ts";
 import { BriefbotError } from "../../../core/errors.ts";
-import { newCalendar, parseObject, stampChange, utc } from "./ical-object.ts";
-import { vtimezoneFor } from "./zone-vtimezone.ts";
+import { describeZone, newCalendar, parseObject, stampChange, utc } from "./ical-object.ts";
 
 /** A stored event this edit cannot be made to (unreadable, no VEVENT, a recurring series). */
 export class UnwritableEventError extends BriefbotError<"unwritable_event"> {
@@ -87,16 +86,7 @@ function setTiming(calendar: ICAL.Component, event: ICAL.Component, timing: Even
   }
   setZoned(event, "dtstart", timing.startsAt, zone);
   setZoned(event, "dtend", timing.endsAt, zone);
-  const hasDefinition = calendar
-    .getAllSubcomponents("vtimezone")
-    .some((component) => component.getFirstPropertyValue("tzid") === zone);
-  if (!hasDefinition && zone !== "UTC") {
-    // Before the VEVENT, where clients put it; ical.js has no insert, so the events go after it again.
-    const events = calendar.getAllSubcomponents("vevent");
-    for (const existing of events) calendar.removeSubcomponent(existing);
-    calendar.addSubcomponent(vtimezoneFor(zone, timing.startsAt));
-    for (const existing of events) calendar.addSubcomponent(existing);
-  }
+  if (zone !== "UTC") describeZone(calendar, zone, zone, timing.startsAt.getUTCFullYear());
 }
 
 /** A fresh property: the old one's parameters (TZID, VALUE, a malformed one) say nothing about the new time. */

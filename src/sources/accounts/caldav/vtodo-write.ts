@@ -9,7 +9,8 @@ import { DateTime } from "luxon";
 import type { TaskDraft, TaskWrite } from "../../../core/accounts/ports.ts";
 import { BriefbotError } from "../../../core/errors.ts";
 import { PRIORITY_VALUES, priorityOf } from "../../calendar/read-todo.ts";
-import { newCalendar, parseObject, stampChange, utc } from "./ical-object.ts";
+import { resolveTimeZoneName } from "../../calendar/resolve-time-zone.ts";
+import { describeZone, newCalendar, parseObject, stampChange, utc } from "./ical-object.ts";
 
 /** A stored task this edit cannot be made to (unreadable, no VTODO, an impossible due time). */
 export class UnwritableTaskError extends BriefbotError<"unwritable_task"> {
@@ -55,19 +56,29 @@ export function editTodo(icsText: string, write: TaskWrite, now: Date): string {
     ) {
       todo.updatePropertyWithValue("priority", PRIORITY_VALUES[changes.priority]);
     }
-    if (changes.dueDate !== undefined || changes.dueTime !== undefined) setDue(todo, changes);
+    if (changes.dueDate !== undefined || changes.dueTime !== undefined)
+      setDue(calendar, todo, changes, write.timeZone);
   }
   stampChange(todo, now);
   return calendar.toString();
 }
 
 /**
- * A new date keeps the time the task had, a new time keeps its date. A due time is written floating: the
- * update carries no zone, and a floating time is read in the user's own zone (by us, and by the phone or
- * desktop of the same person), where a TZID from the old value could name another one.
+ * A new date keeps the time the task had (in its own frame: TZID, UTC or floating), a new time keeps its
+ * date. A new time is the user's wall time in the user's zone and is written so: DUE;TZID=<their zone>,
+ * with a VTIMEZONE for it unless the object has one. A TZID already there that names the user's zone is
+ * kept as it was spelled (a Windows name, say); one naming another zone is replaced by the user's, since
+ * the person said the time on their own clock, and the other zone's VTIMEZONE stays for whatever else
+ * refers to it.
  */
-function setDue(todo: ICAL.Component, changes: { dueDate?: string | null; dueTime?: string | null }): void {
-  const current = todo.getFirstPropertyValue("due");
+function setDue(
+  calendar: ICAL.Component,
+  todo: ICAL.Component,
+  changes: { dueDate?: string | null; dueTime?: string | null },
+  timeZone: string,
+): void {
+  const currentProperty = todo.getFirstProperty("due");
+  const current = currentProperty?.getFirstValue();
   const currentTime = current instanceof ICAL.Time ? current : undefined;
   const date = changes.dueDate === undefined ? currentTime && dateOf(currentTime) : changes.dueDate;
   if (date === null || date === undefined) {
@@ -81,17 +92,26 @@ function setDue(todo: ICAL.Component, changes: { dueDate?: string | null; dueTim
     moved.year = year ?? moved.year;
     moved.month = month ?? moved.month;
     moved.day = day ?? moved.day;
-    todo.getFirstProperty("due")?.setValue(moved);
+    currentProperty?.setValue(moved);
     return;
   }
   const time = changes.dueTime === undefined ? null : changes.dueTime;
+  const keptTzid = currentProperty?.getParameter("tzid");
   todo.removeAllProperties("due");
   const property = new ICAL.Property("due", todo);
   if (time === null) {
     property.resetType("date");
     property.setValue(ICAL.Time.fromDateString(date));
   } else {
+    if (!DateTime.fromISO(`${date}T${time}`, { zone: timeZone }).isValid)
+      throw new UnwritableTaskError(`not a due time in ${timeZone}: ${date} ${time}`);
+    const tzid =
+      typeof keptTzid === "string" && resolveTimeZoneName(keptTzid) === resolveTimeZoneName(timeZone)
+        ? keptTzid
+        : timeZone;
     property.setValue(ICAL.Time.fromDateTimeString(`${date}T${time}:00`));
+    property.setParameter("tzid", tzid);
+    describeZone(calendar, tzid, timeZone, Number(date.slice(0, 4)));
   }
   todo.addProperty(property);
 }

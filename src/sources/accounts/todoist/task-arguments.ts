@@ -1,9 +1,8 @@
 /**
- * briefbot's drafts and changes as the SDK's task arguments. Due times: a new task's time is the user's
- * local time in the draft's zone, sent as the instant (`due_datetime`, UTC, as Todoist documents it). A
- * change carries no zone (TaskWrite has none), so a changed time goes as a floating due string
- * ("2026-12-04 14:00"), which Todoist reads in the account's own zone, the zone the person lives in; a
- * kept time is written back in the frame the task already had, so it does not move.
+ * briefbot's drafts and changes as the SDK's task arguments. Due times: a time the user gives (on a new
+ * task or a change) is their wall time in their zone, sent as the instant (`due_datetime`, RFC 3339 in
+ * UTC, as Todoist's v1 API documents it), so it does not depend on the zone set in the Todoist account; a
+ * kept time (only the date moves) is written back in the frame the task already had, so it does not move.
  */
 import type { AddTaskArgs, UpdateTaskArgs } from "@doist/todoist-sdk";
 import { DateTime } from "luxon";
@@ -33,16 +32,16 @@ export function addTaskArguments(projectId: string, draft: TaskDraft): AddTaskAr
 
 type Changes = Extract<TaskWrite, { kind: "update" }>["changes"];
 
-export function updateTaskArguments(current: TaskJson, changes: Changes): UpdateTaskArgs {
+export function updateTaskArguments(current: TaskJson, changes: Changes, timeZone: string): UpdateTaskArgs {
   const args: UpdateTaskArgs = {};
   if (changes.title !== undefined) args.content = changes.title;
   if (changes.notes !== undefined) args.description = changes.notes;
   if (changes.priority !== undefined) args.priority = priorityToTodoist(changes.priority, current.priority);
   if (changes.dueDate === undefined && changes.dueTime === undefined) return args;
-  return { ...args, ...dueArguments(current, changes) };
+  return { ...args, ...dueArguments(current, changes, timeZone) };
 }
 
-function dueArguments(current: TaskJson, changes: Changes): UpdateTaskArgs {
+function dueArguments(current: TaskJson, changes: Changes, timeZone: string): UpdateTaskArgs {
   const kept = keptDue(current);
   const date = changes.dueDate !== undefined ? changes.dueDate : kept.date;
   if (date === null) {
@@ -50,7 +49,7 @@ function dueArguments(current: TaskJson, changes: Changes): UpdateTaskArgs {
     return { dueString: null };
   }
   if (changes.dueTime === null) return { dueDate: date };
-  if (changes.dueTime !== undefined) return { dueString: `${date} ${changes.dueTime}` };
+  if (changes.dueTime !== undefined) return { dueDatetime: instant(date, changes.dueTime, timeZone) };
   if (kept.time === null) return { dueDate: date };
   return kept.zone === null
     ? { dueString: `${date} ${kept.time}` }

@@ -41,7 +41,7 @@ export async function writeTodoistTask(
   const now = await readUnchanged(session, current);
   const id = current.remoteId;
   if (write.kind === "update") {
-    const args = updateTaskArguments(readTaskJson(now), write.changes);
+    const args = updateTaskArguments(readTaskJson(now), write.changes, write.timeZone);
     await session.call(`updating task ${id}`, (api) => api.updateTask(id, args));
     return answered(session, id);
   }

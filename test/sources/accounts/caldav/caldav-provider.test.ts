@@ -24,6 +24,9 @@ import {
 } from "./caldav-fixtures.ts";
 import { seedTasks } from "./seed-tasks.ts";
 
+/** iCalendar unfolded, for matching a property whatever line length the server folded it at. */
+const unfold = (text: string | undefined) => (text ?? "").replace(/\r\n[ \t]/g, "");
+
 // Radicale comes from the Debian package; .ci/run installs it. Without it these tests cannot mean anything.
 describe.skipIf(radicaleMissing !== undefined)("CalDAV provider against Radicale", () => {
   let radicale: Radicale;
@@ -340,6 +343,7 @@ describe.skipIf(radicaleMissing !== undefined)("CalDAV provider against Radicale
       const written = await provider.writeTask(connectionTo(radicale), object, {
         kind: "update",
         changes: { title: "Wash the car, inside too", dueDate: "2026-12-06", priority: "low" },
+        timeZone: "Europe/Berlin",
       });
       expect(provider.derive(written, DERIVE).tasks[0]).toMatchObject({
         title: "Wash the car, inside too",
@@ -351,6 +355,83 @@ describe.skipIf(radicaleMissing !== undefined)("CalDAV provider against Radicale
       expect((await radicale.get(USER, "tasks", "car.ics"))?.body).toMatch(
         /^DUE;TZID=Europe\/Berlin:20261206T100000\r$/m,
       );
+    });
+
+    it("a due time set on a task is written in the user's zone, with a VTIMEZONE for it", async () => {
+      await radicale.put(
+        USER,
+        "tasks",
+        "dentist.ics",
+        todo("dentist", "Dentist", ["DUE;VALUE=DATE:20261207"]),
+      );
+      const object = await current("dentist.ics");
+      const written = await provider.writeTask(connectionTo(radicale), object, {
+        kind: "update",
+        changes: { dueTime: "14:30" },
+        timeZone: "Europe/Berlin",
+      });
+      const stored = unfold((await radicale.get(USER, "tasks", "dentist.ics"))?.body);
+      expect(stored).toMatch(/^DUE;TZID=Europe\/Berlin:20261207T143000\r$/m);
+      expect(stored.match(/^BEGIN:VTIMEZONE\r$/gm)).toHaveLength(1);
+      expect(stored).toMatch(/BEGIN:VTIMEZONE\r\nTZID:Europe\/Berlin\r\n/);
+      // Winter in Berlin is +0100: a client that goes by the VTIMEZONE reads the same instant.
+      expect(stored).toMatch(/^TZOFFSETFROM:\+0200\r\nTZOFFSETTO:\+0100\r$/m);
+      expect(provider.derive(written, { ...DERIVE, timeZone: "Asia/Tokyo" }).tasks[0]).toMatchObject({
+        dueDate: "2026-12-07",
+        dueTime: "22:30",
+      });
+    });
+
+    it("a new due time keeps a TZID naming the user's zone as spelled, and replaces one naming another zone", async () => {
+      const windows = [
+        "BEGIN:VTIMEZONE",
+        "TZID:W. Europe Standard Time",
+        "BEGIN:STANDARD",
+        "DTSTART:16010101T030000",
+        "TZOFFSETFROM:+0200",
+        "TZOFFSETTO:+0100",
+        "RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10",
+        "END:STANDARD",
+        "BEGIN:DAYLIGHT",
+        "DTSTART:16010101T020000",
+        "TZOFFSETFROM:+0100",
+        "TZOFFSETTO:+0200",
+        "RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=3",
+        "END:DAYLIGHT",
+        "END:VTIMEZONE",
+      ];
+      const outlook = todo("outlook", "Outlook task", [
+        "DUE;TZID=W. Europe Standard Time:20261207T090000",
+      ]).replace("BEGIN:VTODO", `${windows.join("\r\n")}\r\nBEGIN:VTODO`);
+      await radicale.put(USER, "tasks", "outlook.ics", outlook);
+      await provider.writeTask(connectionTo(radicale), await current("outlook.ics"), {
+        kind: "update",
+        changes: { dueTime: "11:00" },
+        timeZone: "Europe/Berlin",
+      });
+      const kept = unfold((await radicale.get(USER, "tasks", "outlook.ics"))?.body);
+      expect(kept).toMatch(/^DUE;TZID=W\. Europe Standard Time:20261207T110000\r$/m);
+      expect(kept.match(/^BEGIN:VTIMEZONE\r$/gm)).toHaveLength(1);
+
+      await radicale.put(
+        USER,
+        "tasks",
+        "ny.ics",
+        todo("ny", "Call the bank", ["DUE;TZID=America/New_York:20261207T100000"]),
+      );
+      const written = await provider.writeTask(connectionTo(radicale), await current("ny.ics"), {
+        kind: "update",
+        changes: { dueTime: "09:00" },
+        timeZone: "Europe/Berlin",
+      });
+      // The person said 09:00 on their own clock: 09:00 in Berlin, not 09:00 in New York.
+      const moved = unfold((await radicale.get(USER, "tasks", "ny.ics"))?.body);
+      expect(moved).toMatch(/^DUE;TZID=Europe\/Berlin:20261207T090000\r$/m);
+      expect(moved).not.toMatch(/^DUE;TZID=America/m);
+      expect(provider.derive(written, DERIVE).tasks[0]).toMatchObject({
+        dueDate: "2026-12-07",
+        dueTime: "09:00",
+      });
     });
 
     it("an edit made on the server between read and write is a conflict carrying the server's copy; nothing is overwritten", async () => {

@@ -8,6 +8,7 @@ import { createTodoistProvider } from "../../../../src/sources/accounts/todoist/
 import { LOOPBACK, options, type TodoistFixture, todoistFixture } from "./todoist-fixture.ts";
 
 const provider = createTodoistProvider(LOOPBACK);
+const BERLIN = "Europe/Berlin";
 let todoist: TodoistFixture;
 
 beforeEach(async () => {
@@ -57,7 +58,11 @@ describe("Todoist writes", () => {
     const object = await mirrored({ content: "Book flights" });
     todoist.server.editTask(object.remoteId, { content: "Book flights and hotel" });
     const error = await conflict(
-      provider.writeTask(todoist.connection, object, { kind: "update", changes: { title: "Book trains" } }),
+      provider.writeTask(todoist.connection, object, {
+        kind: "update",
+        changes: { title: "Book trains" },
+        timeZone: BERLIN,
+      }),
     );
     expect(todoist.server.task(object.remoteId)?.content).toBe("Book flights and hotel");
     expect(error.current && provider.derive(error.current, options).tasks[0]?.title).toBe(
@@ -82,6 +87,7 @@ describe("Todoist writes", () => {
     const written = await provider.writeTask(todoist.connection, object, {
       kind: "update",
       changes: { title: "Final", notes: "Send to Ann", dueDate: "2026-12-10", priority: "normal" },
+      timeZone: BERLIN,
     });
     expect(todoist.server.task(object.remoteId)).toMatchObject({
       content: "Final",
@@ -92,17 +98,50 @@ describe("Todoist writes", () => {
     const timed = await provider.writeTask(todoist.connection, written, {
       kind: "update",
       changes: { dueTime: "14:30", priority: "high" },
+      timeZone: BERLIN,
     });
     expect(todoist.server.task(object.remoteId)).toMatchObject({
       priority: 4,
-      due: { datetime: "2026-12-10T14:30:00" },
+      due: { datetime: "2026-12-10T13:30:00Z" },
     });
     expect(provider.derive(timed, options).tasks[0]).toMatchObject({
       dueDate: "2026-12-10",
       dueTime: "14:30",
     });
-    await provider.writeTask(todoist.connection, timed, { kind: "update", changes: { dueDate: null } });
+    await provider.writeTask(todoist.connection, timed, {
+      kind: "update",
+      changes: { dueDate: null },
+      timeZone: BERLIN,
+    });
     expect(todoist.server.task(object.remoteId)?.due).toBeNull();
+  });
+
+  it("sends a changed due time as the instant of the user's wall time in their zone, whatever the task had", async () => {
+    // A time Todoist holds in New York: the person in Tokyo who says "09:00" means 09:00 in Tokyo.
+    const object = await mirrored({
+      content: "Call the bank",
+      due: {
+        date: "2026-12-10",
+        datetime: "2026-12-10T10:00:00",
+        timezone: "America/New_York",
+        string: "Dec 10 10am",
+        lang: "en",
+        is_recurring: false,
+      },
+    });
+    todoist.server.resetCounts();
+    const written = await provider.writeTask(todoist.connection, object, {
+      kind: "update",
+      changes: { dueTime: "09:00" },
+      timeZone: "Asia/Tokyo",
+    });
+    const update = todoist.server.requests.find((request) => request.method === "POST");
+    expect(update?.path).toBe(`/api/v1/tasks/${object.remoteId}`);
+    expect(JSON.parse(update?.body ?? "{}")).toEqual({ due_datetime: "2026-12-10T00:00:00Z" });
+    expect(provider.derive(written, { ...options, timeZone: "Asia/Tokyo" }).tasks[0]).toMatchObject({
+      dueDate: "2026-12-10",
+      dueTime: "09:00",
+    });
   });
 
   it("creates a task with a due time in the user's zone", async () => {
