@@ -9,7 +9,6 @@
  * goes after the `retry_after` and the platform counts nothing inside it. The same rig with the store's
  * lease taken away (what every replica did before it) sends B's request into the closed token.
  */
-import { createServer, request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type OpenDatabase, openDatabase } from "../../db/client.ts";
 import { createRateBuckets } from "../../db/stores/index.ts";
@@ -20,54 +19,28 @@ import {
   scopedStore,
 } from "../../src/delivery/rate-limits.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
-import { listen, readBytes } from "../servers/http.ts";
+import { startAnswerDelayingProxy } from "../servers/answer-delaying-proxy.ts";
 import { startSlackServer } from "../servers/slack-server.ts";
 import { startTelegramServer } from "../servers/telegram-server.ts";
 
 /** A proxy that holds the first 429 it forwards until `letGo`, after the platform has already answered. */
 async function startHoldingProxy(upstream: string) {
-  const target = new URL(upstream);
   let letGo: () => void = () => {};
   const released = new Promise<void>((resolve) => {
     letGo = resolve;
   });
-  let heldOne = false;
   let answered: () => void = () => {};
   const answeredWith429 = new Promise<void>((resolve) => {
     answered = resolve;
   });
-  const server = createServer((incoming, response) => {
-    void (async () => {
-      const body = await readBytes(incoming);
-      const { host: _host, connection: _connection, expect: _expect, ...headers } = incoming.headers;
-      const outgoing = httpRequest(
-        {
-          host: target.hostname,
-          port: target.port,
-          method: incoming.method,
-          path: incoming.url,
-          headers: { ...headers, "content-length": String(body.length) },
-        },
-        (answer) => {
-          void (async () => {
-            const bytes = await readBytes(answer);
-            if (answer.statusCode === 429 && !heldOne) {
-              heldOne = true;
-              answered();
-              await released;
-            }
-            const { connection: _c, "transfer-encoding": _t, ...answerHeaders } = answer.headers;
-            response.writeHead(answer.statusCode ?? 502, answerHeaders);
-            response.end(bytes);
-          })();
-        },
-      );
-      outgoing.on("error", () => response.destroy());
-      outgoing.end(body);
-    })();
+  let heldOne = false;
+  const proxy = await startAnswerDelayingProxy(upstream, (status) => {
+    if (status !== 429 || heldOne) return undefined;
+    heldOne = true;
+    answered();
+    return released;
   });
-  const listening = await listen(server);
-  return { url: listening.url, answeredWith429, letGo, close: () => listening.close() };
+  return { ...proxy, answeredWith429, letGo };
 }
 
 /** What the store did before the lease: every request went as soon as its own check passed. */
