@@ -65,6 +65,30 @@ describe("flood gate", () => {
     expect(now()).toBe(2300);
   });
 
+  it("writes no request on the token while another's answer is outstanding; the next sees its 429", async () => {
+    const { gate, now } = gateWithVirtualTime();
+    let answer: () => void = () => {};
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const order: string[] = [];
+    const first = gate.send({ group: "global", key: "chat:1" }, async () => {
+      order.push("first written");
+      await answered;
+      await gate.rateLimited({ group: "global", key: "chat:1" }, 2000);
+      order.push("first answered 429");
+    });
+    const second = gate.send({ group: "global", key: "chat:2" }, async () => {
+      order.push(`second written at ${now()}`);
+    });
+    // Virtual time: a request free to go would have been written long before this.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(order).toEqual(["first written"]);
+    answer();
+    await Promise.all([first, second]);
+    expect(order).toEqual(["first written", "first answered 429", "second written at 2000"]);
+  });
+
   it("never shortens a pause, and tells listeners", async () => {
     const { gate } = gateWithVirtualTime();
     const paused: string[] = [];
