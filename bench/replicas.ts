@@ -2,7 +2,8 @@
  * Replicas: the morning rush of test/replicas/rush.ts — real `briefbot start` processes (dist/) on one
  * PostgreSQL database, Telegram webhook and Slack HTTP behind one round-robin address, 100 users due at
  * the minute the replicas come up, scripted 429s on both platforms — with 1 replica, with 3, and with 3 and
- * one of them killed with SIGKILL mid-rush and started again. Then the orphan figure on the embedded
+ * one of them killed with SIGKILL mid-rush and started again. Then what the send lease costs on one token
+ * (bench/send-lease.ts: sends/s without and with it, at 0, 50 and 100 ms more round trip). Then the orphan figure on the embedded
  * database (bench/orphans.ts): the only process killed over and over while slots fall due.
  *
  * SIMULATED: the model is the Ollama test server (15 ms to the first token, 1 ms a token, 4 at a time);
@@ -12,6 +13,7 @@ import { loadavg } from "node:os";
 import { ensureBuilt } from "../bin/build.js";
 import { type RushResult, runRush } from "../test/replicas/rush.ts";
 import { runOrphanBench } from "./orphans.ts";
+import { runSendLeaseBench } from "./send-lease.ts";
 import type { BenchSection } from "./types.ts";
 
 const USERS = 100;
@@ -34,6 +36,7 @@ export async function runReplicasBench(): Promise<BenchSection> {
     const result = await runRush({ ...layout, users: USERS, inbound: 4 });
     lines.push(...describe(layout, result));
   }
+  lines.push(...(await runSendLeaseBench()));
   lines.push(...(await runOrphanBench()));
   return {
     title: "replicas: one PostgreSQL, 1 vs 3 `briefbot start`, a kill -9 mid-rush; orphans on PGlite",

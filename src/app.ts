@@ -125,7 +125,7 @@ export async function createPlatforms(
   // one process, whose memory is enough.
   const limits =
     deps.database.kind === "postgres"
-      ? createSharedRateLimitStore(createRateBuckets(deps.db))
+      ? createSharedRateLimitStore(createRateBuckets(deps.db, "postgres"))
       : createMemoryRateLimitStore();
   const storeFor = (platform: string, token: string) =>
     scopedStore(limits, `${platform}:${fingerprint(token)}`);
@@ -408,7 +408,7 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
           const forgetQuestions = await core.ports.forgetQuestions.expire(
             new Date(now.getTime() - FORGET_QUESTION_KEEP_MS),
           );
-          const rateBuckets = await createRateBuckets(db).pruneIdle(RATE_BUCKET_IDLE_MS);
+          const rateBuckets = await createRateBuckets(db, database.kind).pruneIdle(RATE_BUCKET_IDLE_MS);
           if (expired > 0 || archivedRuns.length > 0 || forgetQuestions > 0 || rateBuckets > 0) {
             syncLogger.info(
               { expired, archived: archivedRuns.length, forgetQuestions, rateBuckets },

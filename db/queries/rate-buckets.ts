@@ -7,6 +7,10 @@
  * pause is one upsert that only ever lengthens it, and takes read it without a lock. On the scope's own
  * row a pause would queue behind every replica's takes for that row's lock — a second and more in a rush,
  * while the other replicas kept sending into the pause (the three-replica test saw exactly that).
+ *
+ * A scope's send lease is a transaction-level advisory lock, held by an open transaction for as long as
+ * the request it covers is out: no row, nothing to clean up, and a holder that dies (kill -9, a dropped
+ * connection) lets go the moment PostgreSQL sees its connection close.
  */
 import { inArray, sql } from "drizzle-orm";
 import type { Database } from "../client.ts";
@@ -122,6 +126,69 @@ export async function bucketPausedFor(db: Database, scope: string): Promise<numb
 }
 
 const pauseRow = (scope: string) => `pause:${scope}`;
+
+/**
+ * The lease on the embedded database: one process owns it, so a queue per scope in this process, kept
+ * with the database object (every store over it shares the queue). A held transaction would stall every
+ * other query instead: PGlite runs one at a time.
+ */
+export function holdEmbeddedLease(db: Database, scope: string, forMs: number): Promise<() => Promise<void>> {
+  const queues = embeddedQueues.get(db) ?? new Map<string, Promise<void>>();
+  embeddedQueues.set(db, queues);
+  const before = queues.get(scope) ?? Promise.resolve();
+  let letGo: () => void = () => {};
+  const mine = new Promise<void>((resolve) => {
+    letGo = resolve;
+  });
+  const tail = before.then(() => mine);
+  queues.set(scope, tail);
+  return before.then(() => {
+    const bound = setTimeout(letGo, forMs);
+    bound.unref?.();
+    return async () => {
+      clearTimeout(bound);
+      letGo();
+      if (queues.get(scope) === tail) queues.delete(scope);
+    };
+  });
+}
+
+const embeddedQueues = new WeakMap<Database, Map<string, Promise<void>>>();
+
+/** A frozen holder (SIGSTOP, a hung event loop) is cut off by the server this long after its own bound. */
+const FROZEN_HOLDER_GRACE_MS = 5_000;
+
+/**
+ * Waits for the scope's lease among every connection to the database and holds it until the returned
+ * release is called or `forMs` has passed. The wait is PostgreSQL's lock queue: first come, first served,
+ * no polling. Holding it keeps one pooled connection, idle in its transaction; the server ends that
+ * transaction itself if the holder goes quiet for `forMs` and a grace (a stopped process).
+ */
+export function holdSendLease(db: Database, scope: string, forMs: number): Promise<() => Promise<void>> {
+  return new Promise((granted, failed) => {
+    let letGo: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      letGo = resolve;
+    });
+    let held = false;
+    const transaction = db.transaction(async (tx) => {
+      await tx.execute(
+        sql`select set_config('idle_in_transaction_session_timeout', ${String(Math.ceil(forMs + FROZEN_HOLDER_GRACE_MS))}, true), pg_advisory_xact_lock(hashtextextended(${`send-lease:${scope}`}, 0))`,
+      );
+      held = true;
+      granted(async () => {
+        letGo();
+        await transaction.catch(() => undefined);
+      });
+      const bound = setTimeout(letGo, forMs);
+      await released;
+      clearTimeout(bound);
+    });
+    transaction.catch((error: unknown) => {
+      if (!held) failed(error);
+    });
+  });
+}
 
 /** Upserts the pause rows (sorted, so two pausers never deadlock), keeping the later instant. */
 async function lengthenPauses(

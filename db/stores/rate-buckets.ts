@@ -5,11 +5,14 @@ import {
   type BucketState,
   bucketPausedFor,
   changeBuckets,
+  holdEmbeddedLease,
+  holdSendLease,
   pauseBuckets,
   pruneIdleBuckets,
 } from "../queries/rate-buckets.ts";
 
-export function createRateBuckets(db: Database) {
+/** A send lease is PostgreSQL's lock, shared by every replica; on the embedded database, its process's. */
+export function createRateBuckets(db: Database, engine: "pglite" | "postgres") {
   return {
     change: <T>(
       scopes: readonly string[],
@@ -19,5 +22,7 @@ export function createRateBuckets(db: Database) {
     pruneIdle: (idleMs: number) => pruneIdleBuckets(db, idleMs),
     pause: (scopes: readonly string[], forMs: number) => pauseBuckets(db, scopes, forMs),
     pausedFor: (scope: string) => bucketPausedFor(db, scope),
+    hold: (scope: string, forMs: number): Promise<() => Promise<void>> =>
+      engine === "postgres" ? holdSendLease(db, scope, forMs) : holdEmbeddedLease(db, scope, forMs),
   };
 }

@@ -14,10 +14,19 @@
  * a 429 pauses everything the request counted against — its chat and the whole token (or Slack method) —
  * for `retry_after`, as python-telegram-bot's limiter does: nothing on that scope goes out before it ends.
  *
+ * A pause only stops requests that check it after it is stored, and the platform closes the scope the
+ * moment it answers the 429 — a round trip and a database write before we can store it. So a request is
+ * sent (`send`) under its group's send lease (the token; a Slack method), held across every process from
+ * the check of its pace and pauses until its answer has been read and any 429's pause stored. The
+ * guarantee: no request on a token is written while the answer to another request on it is still
+ * outstanding, so none is written after the platform closed the token and before that pause ends. The
+ * price: one request in flight per token, so its rate is at most one per round trip.
+ *
  * The outbox reserves its slot before it claims a row (`reserve`), so a row is marked `sending` only once
- * its turn has come; the reserved slot is then used by that briefing's first request.
+ * its turn has come; the reserved slot is then used by that briefing's first request, which still waits
+ * for the lease and checks the pauses under it.
  */
-import type { RateLimitStore, RateRule } from "./rate-limits.ts";
+import type { RateLimitStore, RateRule, Release } from "./rate-limits.ts";
 
 /** The limits a request counts against: its group (token/method) and, when it has one, its chat. */
 export interface FloodScopes {
@@ -38,6 +47,8 @@ export interface FloodGateOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Added to every pause, against clock granularity and transit. Default 50 ms. */
   marginMs?: number;
+  /** Longest a request holds its group's send lease (a request without an answer lets it go then). */
+  leaseMs?: number;
   now?: () => number;
 }
 
@@ -60,12 +71,17 @@ interface Waiter {
   /** Whether it was refused at least once, and whether by a pause (held) rather than the pace. */
   waited: boolean;
   held: boolean;
-  resolve(): void;
+  /** Whether a request follows, so the slot is taken under the send lease and the lease handed over. */
+  leased: boolean;
+  resolve(release: Release): void;
   reject(error: Error): void;
 }
 
 /** A reservation the outbox made and has not used yet is dropped after this. */
 const RESERVATION_MS = 30_000;
+/** The outbox's request deadline (send-transport): a request without an answer by then lets the lease go. */
+const LEASE_MS = 30_000;
+const released: Release = async () => {};
 
 export class FloodGate {
   private readonly queue: Waiter[] = [];
@@ -84,17 +100,31 @@ export class FloodGate {
 
   constructor(private readonly options: FloodGateOptions) {}
 
-  /** Waits for the request's turn and takes its slots (call right before the request). */
-  async enter(scopes: FloodScopes, signal?: AbortSignal, options: { lane?: Lane } = {}): Promise<void> {
+  /**
+   * Sends one request: waits for its turn, takes its slots under its group's send lease, runs `write` (the
+   * request; it calls `rateLimited` itself on a 429, before it returns) and only then lets the lease go.
+   */
+  async send<T>(
+    scopes: FloodScopes,
+    write: () => Promise<T>,
+    options: { signal?: AbortSignal | undefined; lane?: Lane } = {},
+  ): Promise<T> {
+    const { signal } = options;
     const lane = options.lane ?? "interactive";
-    if (lane === "unpaced") return this.waitOutPauses(scopes, signal);
-    if (lane === "outbox" && this.useReservation(scopes.key)) return this.waitOutPauses(scopes, signal);
-    await this.queued(scopes, lane, signal);
+    const release =
+      lane === "unpaced" || (lane === "outbox" && this.useReservation(scopes.key))
+        ? await this.clearOfPauses(scopes, signal)
+        : await this.queued(scopes, lane, signal, true);
+    try {
+      return await write();
+    } finally {
+      await release();
+    }
   }
 
   /** The outbox's turn for a post to `scopes`, taken now and used by its first request. */
   async reserve(scopes: FloodScopes, signal?: AbortSignal): Promise<void> {
-    await this.queued(scopes, "outbox", signal);
+    await this.queued(scopes, "outbox", signal, false);
     if (!scopes.key) return;
     const held = this.reservations.get(scopes.key) ?? [];
     held.push(this.now() + RESERVATION_MS);
@@ -134,10 +164,24 @@ export class FloodGate {
     return this.queue.length;
   }
 
-  private queued(scopes: FloodScopes, lane: Exclude<Lane, "unpaced">, signal?: AbortSignal): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
+  private queued(
+    scopes: FloodScopes,
+    lane: Exclude<Lane, "unpaced">,
+    signal: AbortSignal | undefined,
+    leased: boolean,
+  ): Promise<Release> {
+    return new Promise<Release>((resolve, reject) => {
       if (signal?.aborted) return reject(abortReason(signal));
-      const waiter: Waiter = { scopes, lane, since: this.now(), waited: false, held: false, resolve, reject };
+      const waiter: Waiter = {
+        scopes,
+        lane,
+        since: this.now(),
+        waited: false,
+        held: false,
+        leased,
+        resolve,
+        reject,
+      };
       // Questions go ahead of briefings; arrival order within each.
       const firstBriefing = this.queue.findIndex((queued) => queued.lane === "outbox");
       if (lane === "interactive" && firstBriefing >= 0) this.queue.splice(firstBriefing, 0, waiter);
@@ -159,7 +203,11 @@ export class FloodGate {
     });
   }
 
-  /** One request at a time asks the store, in queue order, skipping chats known to be cooling down. */
+  /**
+   * One request at a time asks the store, in queue order, skipping chats known to be cooling down. A
+   * request's slots are taken under its send lease, so the pump waits here while another request on the
+   * token is out; the lease goes with the slots to the request, or back at once on a refusal.
+   */
   private async pump(): Promise<void> {
     while (this.queue.length > 0) {
       const now = this.now();
@@ -172,9 +220,17 @@ export class FloodGate {
         continue;
       }
       let verdict: Awaited<ReturnType<RateLimitStore["take"]>>;
+      let lease = released;
       try {
+        if (next.leased) lease = await this.hold(next.scopes);
+        // Given up while the lease was out with another request.
+        if (!this.queue.includes(next)) {
+          await lease();
+          continue;
+        }
         verdict = await this.options.store.take(this.options.rules(next.scopes, next.lane));
       } catch (error) {
+        await lease();
         this.remove(next);
         next.reject(error instanceof Error ? error : new Error(String(error)));
         continue;
@@ -182,9 +238,10 @@ export class FloodGate {
       if (verdict.ok) {
         this.remove(next);
         this.account(next);
-        next.resolve();
+        next.resolve(lease);
         continue;
       }
+      await lease();
       next.waited = true;
       if (verdict.reason === "pause") next.held = true;
       if (next.scopes.key !== undefined && verdict.scope === next.scopes.key) {
@@ -209,24 +266,40 @@ export class FloodGate {
     }
   }
 
-  /** Unpaced requests (chat actions) and reserved ones still wait out a pause. */
-  private async waitOutPauses(scopes: FloodScopes, signal?: AbortSignal): Promise<void> {
+  /** Unpaced requests (chat actions) and reserved ones still wait out a pause, checked under the lease. */
+  private async clearOfPauses(scopes: FloodScopes, signal?: AbortSignal): Promise<Release> {
     const started = this.now();
     let held = false;
     for (;;) {
-      const [group, key] = await Promise.all([
-        this.options.store.pausedFor(scopes.group),
-        scopes.key ? this.options.store.pausedFor(scopes.key) : Promise.resolve(0),
-      ]);
-      const wait = Math.max(group, key);
-      if (wait <= 0) break;
+      if (signal?.aborted) throw abortReason(signal);
+      const lease = await this.hold(scopes);
+      let wait: number;
+      try {
+        const [group, key] = await Promise.all([
+          this.options.store.pausedFor(scopes.group),
+          scopes.key ? this.options.store.pausedFor(scopes.key) : Promise.resolve(0),
+        ]);
+        wait = Math.max(group, key);
+      } catch (error) {
+        await lease();
+        throw error;
+      }
+      if (wait <= 0) {
+        if (held) {
+          this.heldRequests += 1;
+          this.heldMs += this.now() - started;
+        }
+        return lease;
+      }
+      await lease();
       held = true;
       await this.sleep(wait, signal);
     }
-    if (held) {
-      this.heldRequests += 1;
-      this.heldMs += this.now() - started;
-    }
+  }
+
+  /** The send lease of the request's group: one request out at a time on it, across processes. */
+  private hold(scopes: FloodScopes): Promise<Release> {
+    return this.options.store.hold(scopes.group, this.options.leaseMs ?? LEASE_MS);
   }
 
   private useReservation(key: string | undefined): boolean {

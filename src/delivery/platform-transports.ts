@@ -101,8 +101,9 @@ export function createSlackTransports(options: TransportOptions = {}): PlatformT
     rules: (scopes, lane) => [
       ...(lane === "outbox" ? [{ scope: "outbox", intervalMs: perSecond(SLACK_PACE.outboxPerSecond) }] : []),
       ...(scopes.key ? [channelRule(scopes.key)] : []),
-      // A method without a channel still needs one scope to take from, so pauses on it are honoured.
-      ...(!scopes.key && lane !== "outbox" ? [{ scope: scopes.group, intervalMs: 1 }] : []),
+      // Every request takes from its method's scope, which has no pace of its own, so that a method-wide
+      // pause (a 429 on chat.postMessage) holds posts to every channel, not only to the one that got it.
+      { scope: scopes.group, intervalMs: 1 },
     ],
     ...options.gate,
   });
@@ -184,20 +185,25 @@ function gated(
   const gatedFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const scopes = binding.scopesOf(url, bodyText(init?.body));
+    const write = async () => {
+      const response = await base(input, init);
+      if (scopes && response.status === 429) {
+        const retryAfterMs = binding.retryAfterMsOf(response, await response.clone().text());
+        // Stored before the send lease goes: the next request on the token checks against it.
+        if (retryAfterMs !== undefined) await gate.rateLimited(scopes, retryAfterMs);
+      }
+      return response;
+    };
     const release = await slots.acquire();
-    let response: Response;
     try {
-      if (scopes)
-        await gate.enter(scopes, init?.signal ?? undefined, { lane: scopes.paced ? lane : "unpaced" });
-      response = await base(input, init);
+      if (!scopes) return await write();
+      return await gate.send(scopes, write, {
+        signal: init?.signal ?? undefined,
+        lane: scopes.paced ? lane : "unpaced",
+      });
     } finally {
       release();
     }
-    if (scopes && response.status === 429) {
-      const retryAfterMs = binding.retryAfterMsOf(response, await response.clone().text());
-      if (retryAfterMs !== undefined) await gate.rateLimited(scopes, retryAfterMs);
-    }
-    return response;
   };
   return gatedFetch as typeof fetch;
 }

@@ -8,6 +8,11 @@
  * Two stores hold the state: this process's memory (the embedded database has one process), and the
  * PostgreSQL database (`db/stores/rate-buckets.ts`), where every replica sending on one token takes from
  * the same scopes and honours the same pauses.
+ *
+ * A pause alone cannot stop a request that was already past its check when the 429 was answered: the
+ * platform closes the scope the moment it answers, we learn of it a round trip later. So each token (a
+ * Slack method) also has a send lease, held by one request at a time across every process, from the
+ * check of its pauses until its answer has been read and any pause it carried stored (see `FloodGate`).
  */
 
 /** One scope's pace: a send every `intervalMs`, up to `burst` at once. */
@@ -33,7 +38,16 @@ export interface RateLimitStore {
   pause(scopes: string | readonly string[], forMs: number): Promise<void>;
   /** Milliseconds left of the scope's pause; 0 when it is not paused. */
   pausedFor(scope: string): Promise<number>;
+  /**
+   * The scope's send lease: resolves once no other holder, in any process sharing the store, has it, and
+   * keeps it until the returned release is called or `forMs` has passed (a request that never ends must
+   * not stop the token for good). Holders are served in the order they asked.
+   */
+  hold(scope: string, forMs: number): Promise<Release>;
 }
+
+/** Lets a held lease go; never rejects (a lease whose connection broke is already gone). */
+export type Release = () => Promise<void>;
 
 /** The algorithm, over one scope's stored instants; shared by both stores. */
 export function decide(
@@ -60,9 +74,32 @@ export function decide(
   return worst ? { ok: false, ...worst } : { ok: true, arrivals };
 }
 
+/** Leases among this process's requests: one queue per scope, first come first served. */
+export function createLocalLeases(): (scope: string, forMs: number) => Promise<Release> {
+  const tails = new Map<string, Promise<void>>();
+  return async (scope, forMs) => {
+    const before = tails.get(scope) ?? Promise.resolve();
+    let free: () => void = () => {};
+    const mine = new Promise<void>((resolve) => {
+      free = resolve;
+    });
+    const tail = before.then(() => mine);
+    tails.set(scope, tail);
+    await before;
+    const timer = setTimeout(() => free(), forMs);
+    timer.unref?.();
+    return async () => {
+      clearTimeout(timer);
+      free();
+      if (tails.get(scope) === tail) tails.delete(scope);
+    };
+  };
+}
+
 /** Scopes in this process's memory, on a monotonic clock. */
 export function createMemoryRateLimitStore(now: () => number = () => performance.now()): RateLimitStore {
   const state = new Map<string, { arrival: number; pausedUntil: number }>();
+  const hold = createLocalLeases();
   const forgetIdle = (at: number) => {
     if (state.size < 10_000) return;
     for (const [scope, entry] of state) if (entry.arrival < at && entry.pausedUntil < at) state.delete(scope);
@@ -88,6 +125,7 @@ export function createMemoryRateLimitStore(now: () => number = () => performance
     async pausedFor(scope) {
       return Math.max(0, (state.get(scope)?.pausedUntil ?? 0) - now());
     },
+    hold,
   };
 }
 
@@ -105,11 +143,15 @@ export interface SharedBuckets {
   ): Promise<T>;
   pause(scopes: readonly string[], forMs: number): Promise<void>;
   pausedFor(scope: string): Promise<number>;
+  /** The scope's lease among processes; this store queues its own process's holders in front of it. */
+  hold(scope: string, forMs: number): Promise<Release>;
 }
 
 /** Scopes every process on one database shares: one budget per token, whoever sends. */
 export function createSharedRateLimitStore(buckets: SharedBuckets): RateLimitStore {
   const nothing = new Map<string, Partial<{ arrival: number }>>();
+  // One holder per process asks the database at a time: a waiter there holds a pooled connection.
+  const holdHere = createLocalLeases();
   return {
     take: (rules) =>
       buckets.change<TakeResult>(
@@ -123,6 +165,20 @@ export function createSharedRateLimitStore(buckets: SharedBuckets): RateLimitSto
       ),
     pause: (scopes, forMs) => buckets.pause(typeof scopes === "string" ? [scopes] : scopes, forMs),
     pausedFor: (scope) => buckets.pausedFor(scope),
+    async hold(scope, forMs) {
+      const here = await holdHere(scope, forMs);
+      let everywhere: Release;
+      try {
+        everywhere = await buckets.hold(scope, forMs);
+      } catch (error) {
+        await here();
+        throw error;
+      }
+      return async () => {
+        await everywhere();
+        await here();
+      };
+    },
   };
 }
 
@@ -137,5 +193,6 @@ export function scopedStore(store: RateLimitStore, prefix: string): RateLimitSto
     pause: (scopes, forMs) =>
       store.pause(typeof scopes === "string" ? named(scopes) : scopes.map(named), forMs),
     pausedFor: (scope) => store.pausedFor(named(scope)),
+    hold: (scope, forMs) => store.hold(named(scope), forMs),
   };
 }

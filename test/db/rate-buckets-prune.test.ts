@@ -18,7 +18,7 @@ describeEachDatabase("pruning idle rate buckets", (getDb, kind) => {
 
   /** Sets a scope's instants relative to the database's now. */
   const setScope = (scope: string, arrivalAgoMs: number) =>
-    createRateBuckets(getDb()).change([scope], (_state, now) => ({
+    createRateBuckets(getDb(), kind).change([scope], (_state, now) => ({
       writes: new Map([[scope, { arrival: now - arrivalAgoMs }]]),
       answer: undefined,
     }));
@@ -28,18 +28,18 @@ describeEachDatabase("pruning idle rate buckets", (getDb, kind) => {
     await setScope("t:recent", 10 * 60_000);
     await setScope("t:paused", 2 * HOUR);
     // A scope's pause is a row of its own (pause:<scope>), written apart from its arrival's row.
-    await createRateBuckets(getDb()).pause(["t:paused"], 30 * 60_000);
-    const pruned = await createRateBuckets(getDb()).pruneIdle(HOUR);
+    await createRateBuckets(getDb(), kind).pause(["t:paused"], 30 * 60_000);
+    const pruned = await createRateBuckets(getDb(), kind).pruneIdle(HOUR);
     // The idle scope and the paused scope's idle arrival go; the pause itself and the recent scope stay.
     expect(pruned).toBe(2);
     expect(await scopes()).toEqual(["pause:t:paused", "t:recent"]);
-    expect(await createRateBuckets(getDb()).pausedFor("t:paused")).toBeGreaterThan(25 * 60_000);
+    expect(await createRateBuckets(getDb(), kind).pausedFor("t:paused")).toBeGreaterThan(25 * 60_000);
   });
 
   it("a pruned scope is a full bucket again when next used", async () => {
     await setScope("t:again", 3 * HOUR);
-    await createRateBuckets(getDb()).pruneIdle(HOUR);
-    const seen = await createRateBuckets(getDb()).change(["t:again"], (state) => ({
+    await createRateBuckets(getDb(), kind).pruneIdle(HOUR);
+    const seen = await createRateBuckets(getDb(), kind).change(["t:again"], (state) => ({
       writes: new Map(),
       answer: state.get("t:again"),
     }));
@@ -69,11 +69,11 @@ describeEachDatabase("pruning idle rate buckets", (getDb, kind) => {
           await released;
         });
         await isLocked;
-        await createRateBuckets(getDb()).pruneIdle(HOUR);
+        await createRateBuckets(getDb(), kind).pruneIdle(HOUR);
         expect(await scopes()).toContain("t:held");
         release();
         await holding;
-        await createRateBuckets(getDb()).pruneIdle(HOUR);
+        await createRateBuckets(getDb(), kind).pruneIdle(HOUR);
         expect(await scopes()).not.toContain("t:held");
       } finally {
         await other.close();

@@ -48,11 +48,11 @@ function gateWithVirtualTime() {
 describe("flood gate", () => {
   it("holds every request on a 429's scopes, the token and the chat, until retry_after has passed", async () => {
     const { gate, at, now } = gateWithVirtualTime();
-    await gate.enter({ group: "global", key: "chat:1" });
+    await gate.send({ group: "global", key: "chat:1" }, async () => {});
     await gate.rateLimited({ group: "global", key: "chat:1" }, 2000);
     at(500);
     expect(await gate.pausedFor("global")).toBe(1500);
-    await gate.enter({ group: "global", key: "chat:2" });
+    await gate.send({ group: "global", key: "chat:2" }, async () => {});
     expect(now()).toBe(2000);
     expect(gate.stats()).toMatchObject({
       pausesByScope: { global: 1, chat: 1 },
@@ -61,8 +61,32 @@ describe("flood gate", () => {
     });
     // Chat actions are not paced but wait out a pause all the same.
     await gate.rateLimited({ group: "global" }, 300);
-    await gate.enter({ group: "global", key: "chat:3" }, undefined, { lane: "unpaced" });
+    await gate.send({ group: "global", key: "chat:3" }, async () => {}, { lane: "unpaced" });
     expect(now()).toBe(2300);
+  });
+
+  it("writes no request on the token while another's answer is outstanding; the next sees its 429", async () => {
+    const { gate, now } = gateWithVirtualTime();
+    let answer: () => void = () => {};
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const order: string[] = [];
+    const first = gate.send({ group: "global", key: "chat:1" }, async () => {
+      order.push("first written");
+      await answered;
+      await gate.rateLimited({ group: "global", key: "chat:1" }, 2000);
+      order.push("first answered 429");
+    });
+    const second = gate.send({ group: "global", key: "chat:2" }, async () => {
+      order.push(`second written at ${now()}`);
+    });
+    // Virtual time: a request free to go would have been written long before this.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(order).toEqual(["first written"]);
+    answer();
+    await Promise.all([first, second]);
+    expect(order).toEqual(["first written", "first answered 429", "second written at 2000"]);
   });
 
   it("never shortens a pause, and tells listeners", async () => {
@@ -79,34 +103,34 @@ describe("flood gate", () => {
     const { gate, now } = gateWithVirtualTime();
     const departures: number[] = [];
     for (let chat = 0; chat < 5; chat += 1) {
-      await gate.enter({ group: "global", key: `chat:${chat}` });
+      await gate.send({ group: "global", key: `chat:${chat}` }, async () => {});
       departures.push(now());
     }
     expect(departures).toEqual([0, 100, 200, 300, 400]);
     const outbox: number[] = [];
     for (let chat = 10; chat < 13; chat += 1) {
-      await gate.enter({ group: "global", key: `chat:${chat}` }, undefined, { lane: "outbox" });
+      await gate.send({ group: "global", key: `chat:${chat}` }, async () => {}, { lane: "outbox" });
       outbox.push(now());
     }
     expect(outbox).toEqual([500, 700, 900]);
-    await gate.enter({ group: "global", key: "chat:0" });
+    await gate.send({ group: "global", key: "chat:0" }, async () => {});
     expect(now()).toBe(1000);
   });
 
   it("serves a waiting question before waiting briefings, and lets a free chat pass a cooling one", async () => {
     const { gate, now } = gateWithVirtualTime();
-    await gate.enter({ group: "global", key: "chat:busy" });
+    await gate.send({ group: "global", key: "chat:busy" }, async () => {});
     const order: string[] = [];
     // Names only: virtual time moves inside the gate's sleeps, before a waiter's continuation runs.
     const entered = (name: string) => () => order.push(name);
     await Promise.all([
       gate
-        .enter({ group: "global", key: "chat:busy" }, undefined, { lane: "outbox" })
+        .send({ group: "global", key: "chat:busy" }, async () => {}, { lane: "outbox" })
         .then(entered("busy briefing")),
       gate
-        .enter({ group: "global", key: "chat:a" }, undefined, { lane: "outbox" })
+        .send({ group: "global", key: "chat:a" }, async () => {}, { lane: "outbox" })
         .then(entered("briefing a")),
-      gate.enter({ group: "global", key: "chat:q" }).then(entered("question")),
+      gate.send({ group: "global", key: "chat:q" }, async () => {}).then(entered("question")),
     ]);
     expect(order).toEqual(["question", "briefing a", "busy briefing"]);
     expect(now()).toBe(1000);
@@ -116,10 +140,10 @@ describe("flood gate", () => {
     const { gate, now, sleeps } = gateWithVirtualTime();
     await gate.reserve({ group: "global", key: "chat:7" });
     const reservedAt = now();
-    await gate.enter({ group: "global", key: "chat:7" }, undefined, { lane: "outbox" });
+    await gate.send({ group: "global", key: "chat:7" }, async () => {}, { lane: "outbox" });
     expect(now()).toBe(reservedAt);
     // The second part of the same briefing waits for the chat's pace again.
-    await gate.enter({ group: "global", key: "chat:7" }, undefined, { lane: "outbox" });
+    await gate.send({ group: "global", key: "chat:7" }, async () => {}, { lane: "outbox" });
     expect(now()).toBe(reservedAt + 1000);
     expect(sleeps.length).toBeGreaterThan(0);
   });
@@ -129,7 +153,9 @@ describe("flood gate", () => {
     await gate.rateLimited({ group: "global" }, 10_000);
     const aborted = new AbortController();
     aborted.abort(new Error("timed out"));
-    await expect(gate.enter({ group: "global", key: "chat:1" }, aborted.signal)).rejects.toThrow("timed out");
+    await expect(
+      gate.send({ group: "global", key: "chat:1" }, async () => {}, { signal: aborted.signal }),
+    ).rejects.toThrow("timed out");
     expect(gate.waiting).toBe(0);
   });
 });
@@ -137,10 +163,10 @@ describe("flood gate", () => {
 describe("flood gate metrics", () => {
   it("exports pauses by scope and the requests it held back", async () => {
     const { gate, at } = gateWithVirtualTime();
-    await gate.enter({ group: "global", key: "chat:1" });
+    await gate.send({ group: "global", key: "chat:1" }, async () => {});
     await gate.rateLimited({ group: "global", key: "chat:1" }, 1000);
     at(200);
-    await gate.enter({ group: "global", key: "chat:2" });
+    await gate.send({ group: "global", key: "chat:2" }, async () => {});
     const metrics = createMetrics({ readings: unusedDatabase, floodGates: [gate] });
     const body = await metrics.registry.getSingleMetricAsString("briefbot_flood_gate_pauses_total");
     expect(body).toContain('briefbot_flood_gate_pauses_total{platform="telegram",scope="global"} 1');

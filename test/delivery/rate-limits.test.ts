@@ -3,7 +3,7 @@
  * the database store every replica shares — two processes taking from one scope at once never both get
  * the same slot. The memory store runs the same checks as the stores on PGlite and PostgreSQL.
  */
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type OpenDatabase, openDatabase } from "../../db/client.ts";
 import { rateBuckets } from "../../db/schema/index.ts";
@@ -93,6 +93,51 @@ function storeContract(name: string, makeStores: () => [RateLimitStore, RateLimi
       ]);
       expect(outcomes.filter((outcome) => outcome.ok)).toHaveLength(1);
     });
+
+    it("lends a scope's send lease to one holder at a time, in the order asked, whichever process", async () => {
+      const [first, second] = makeStores();
+      const scope = fresh("lease");
+      const events: string[] = [];
+      const held = await first.hold(scope, MINUTE);
+      const next = second.hold(scope, MINUTE).then((release) => {
+        events.push("second holds");
+        return release;
+      });
+      const last = first.hold(scope, MINUTE).then((release) => {
+        events.push("third holds");
+        return release;
+      });
+      // Time enough for a lease that did not wait to be granted.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      events.push("first lets go");
+      await held();
+      await (await next)();
+      await (await last)();
+      expect(events).toEqual(["first lets go", "second holds", "third holds"]);
+      // Another scope's lease was never in the way.
+      await (await second.hold(fresh("other lease"), MINUTE))();
+    });
+
+    it("shows the next holder a pause stored before the lease was let go", async () => {
+      const [first, second] = makeStores();
+      const scope = fresh("lease");
+      const held = await first.hold(scope, MINUTE);
+      const next = second.hold(scope, MINUTE);
+      await first.pause(scope, MINUTE);
+      await held();
+      const release = await next;
+      expect(await second.take([{ scope, intervalMs: 1 }])).toMatchObject({ ok: false, reason: "pause" });
+      await release();
+    });
+
+    it("lets a lease go by itself once its holder has kept it for forMs", async () => {
+      const [first, second] = makeStores();
+      const scope = fresh("lease");
+      const forgotten = await first.hold(scope, 200);
+      const release = await second.hold(scope, MINUTE);
+      await release();
+      await forgotten();
+    });
   });
 }
 
@@ -118,7 +163,7 @@ describe("database rate-limit store under load [postgres]", () => {
   // over a second, while the other replicas kept sending into it.
   it("records a pause at once while another process's take holds the scope's lock", async () => {
     const scope = `token:${process.pid}:${Date.now()}`;
-    const store = createSharedRateLimitStore(createRateBuckets(testDb.open.db));
+    const store = createSharedRateLimitStore(createRateBuckets(testDb.open.db, "postgres"));
     expect(await store.take([{ scope, intervalMs: 1 }])).toEqual({ ok: true });
     let paused = false;
     let pausedWhileLocked = false;
@@ -149,11 +194,36 @@ describe("database rate-limit store under load [postgres]", () => {
     // And the take that comes after the lock is let go sees it.
     expect(await store.take([{ scope, intervalMs: 1 }])).toMatchObject({ ok: false, reason: "pause" });
   });
+
+  // kill -9 of a replica mid-send: its connection closes, and the token must not stay leased.
+  it("lets a send lease go the moment its holder's connection dies", async () => {
+    const scope = `lease:${process.pid}:${Date.now()}`;
+    const dying = await openDatabase({ databaseUrl: testDb.url, dataDir: "" });
+    const doomed = createSharedRateLimitStore(createRateBuckets(dying.db, "postgres"));
+    const survivor = createSharedRateLimitStore(createRateBuckets(other.db, "postgres"));
+    await doomed.hold(scope, 10 * MINUTE);
+    // Postgres.js answers a raw query with the rows themselves.
+    const holders = (await testDb.open.db.execute(
+      sql`select pid from pg_locks where locktype = 'advisory' and granted and database = (select oid from pg_database where datname = current_database())`,
+    )) as unknown as Array<{ pid: number }>;
+    expect(holders).toHaveLength(1);
+    const [holder] = holders;
+    let granted = false;
+    const next = survivor.hold(scope, MINUTE).then((release) => {
+      granted = true;
+      return release;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(granted).toBe(false);
+    await testDb.open.db.execute(sql`select pg_terminate_backend(${holder?.pid ?? 0})`);
+    await (await next)();
+    await dying.close().catch(() => undefined);
+  });
 });
 
-describeEachDatabase("database rate-limit store", (getDb) => {
+describeEachDatabase("database rate-limit store", (getDb, kind) => {
   storeContract("shared by every process on the database", () => [
-    createSharedRateLimitStore(createRateBuckets(getDb())),
-    createSharedRateLimitStore(createRateBuckets(getDb())),
+    createSharedRateLimitStore(createRateBuckets(getDb(), kind)),
+    createSharedRateLimitStore(createRateBuckets(getDb(), kind)),
   ]);
 });

@@ -13,6 +13,14 @@ describe("three replicas on one PostgreSQL database", () => {
     timeout: 240_000,
   }, async () => {
     const result = await runRush({ replicas: 3, users: 100, killOne: true, inbound: 6 });
+    // The run's figures, for the record (a failure's message carries the 429s themselves).
+    const platform = (figures: typeof result.telegram) =>
+      `${figures.sends} sends, ${figures.tooMany} 429s (${figures.scripted429s} scripted), ` +
+      `${figures.beforeRetryAfter} inside a retry_after, max ${figures.maxPerSecond}/s`;
+    console.log(
+      `rush: telegram ${platform(result.telegram)}; slack ${platform(result.slack)}; ` +
+        `last post ${(result.readyToLastPostMs / 1000).toFixed(1)} s after ready`,
+    );
 
     // Exactly once, counted at the platforms: one post per (user, slot, date), every user.
     expect(result.users).toHaveLength(100);
