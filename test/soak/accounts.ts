@@ -9,7 +9,7 @@
  * background syncs at the wire (a recorder in front of each server) are split into syncs with and
  * without changes, and the secrets are looked for in every log line and `/metrics` answer.
  *
- * Why a round's changes are made at 12–35 s past a minute, after every due briefing of the two users is
+ * Why a round's changes are made at 3–18 s past a minute, after every due briefing of the two users is
  * written, and its slot comes at least 40 s later: the bot syncs accounts every `calendar_minutes`
  * (0.5 here, a value a user could set) and a briefing refreshes an account older than that, so a change
  * 40 s before a slot is in that slot's briefing and never in one written before it.
@@ -17,7 +17,7 @@
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { inArray } from "drizzle-orm";
+import { asc, eq, inArray } from "drizzle-orm";
 import type { DatabaseConfig, openDatabase } from "../../db/client.ts";
 import { briefingRuns, identities, messages, users } from "../../db/schema/index.ts";
 import type { RecordedChatRequest, ReplyFunction } from "../servers/ollama-server.ts";
@@ -444,10 +444,10 @@ export async function startAccountsSoak(options: AccountsSoakOptions): Promise<A
       for (const [index, round] of rounds.entries()) {
         const slot = SLOT_ORDER[index + 1] as SlotName;
         if (index > 0 && Date.now() + 2 * MINUTE > roundsUntil) break;
-        // A moment 12–35 s past a minute with every due briefing of the two users written.
+        // A moment 3–18 s past a minute with every due briefing of the two users written.
         for (;;) {
           const second = new Date().getUTCSeconds();
-          if (second >= 12 && second <= 35 && (await dueWritten())) break;
+          if (second >= 3 && second <= 18 && (await dueWritten())) break;
           await pause(1_000);
         }
         const from = Date.now();
@@ -502,15 +502,18 @@ export async function startAccountsSoak(options: AccountsSoakOptions): Promise<A
               briefings.wrong.push(`${owner.name} ${slot}: no run`);
               continue;
             }
-            const tools = await db
-              .select({ toolName: messages.toolName, content: messages.content })
-              .from(messages)
-              .where(inArray(messages.runId, [run.id]));
+            const results = await toolResults(db, run.id);
             const expected = initial();
             for (const change of changes.filter((entry) => entry.user === kind && entry.until < minute))
               change.apply(expected);
-            const tasks = tools.find((entry) => entry.toolName === "list_tasks");
-            const events = tools.find((entry) => entry.toolName === "list_events");
+            // The calls the briefing asked for (an evening's runner also looks at tomorrow and at what
+            // was completed; those are not this check's).
+            const tasks = results.findLast(
+              (entry) => entry.name === "list_tasks" && entry.args.filter === "due_today",
+            );
+            const events = results.findLast(
+              (entry) => entry.name === "list_events" && entry.args.range === "today",
+            );
             const shown = new Set(
               (
                 (JSON.parse(tasks?.content ?? "{}") as { tasks?: Array<{ title: string; from?: string }> })
@@ -639,3 +642,25 @@ const hhmm = (at: number) => {
 
 /** The first whole minute at least `leadMs` from now. */
 const slotAfter = (leadMs: number) => Math.ceil((Date.now() + leadMs) / MINUTE) * MINUTE;
+
+/** A run's tool results with the call each answered (by call id, or in order where the model gave none). */
+async function toolResults(
+  db: OpenDb["db"],
+  runId: number,
+): Promise<Array<{ name: string; args: Record<string, unknown>; content: string }>> {
+  const rows = await db.select().from(messages).where(eq(messages.runId, runId)).orderBy(asc(messages.id));
+  const pending: Array<{ id?: string | undefined; name: string; args: Record<string, unknown> }> = [];
+  const answered: Array<{ name: string; args: Record<string, unknown>; content: string }> = [];
+  for (const row of rows) {
+    if (row.role === "assistant")
+      for (const call of row.toolCalls ?? [])
+        pending.push({ id: call.id, name: call.function.name, args: call.function.arguments });
+    if (row.role !== "tool") continue;
+    const index = pending.findIndex((call) =>
+      row.toolCallId && call.id ? call.id === row.toolCallId : call.name === row.toolName,
+    );
+    const [call] = index >= 0 ? pending.splice(index, 1) : [];
+    answered.push({ name: row.toolName ?? call?.name ?? "", args: call?.args ?? {}, content: row.content });
+  }
+  return answered;
+}
