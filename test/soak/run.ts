@@ -60,6 +60,35 @@ const rows: Array<[string, (result: SoakResult) => string]> = [
   ["peak RSS", (r) => `${r.peakRssMb.toFixed(0)} MB`],
   ["worst event-loop delay", (r) => `${(r.worstLoopDelaySeconds * 1000).toFixed(0)} ms`],
   ["… outside start-ups", (r) => `${(r.worstLoopDelayRunningSeconds * 1000).toFixed(0)} ms`],
+  [
+    "accounts: briefings correct",
+    (r) => (r.accounts ? `${r.accounts.briefings.correct}/${r.accounts.briefings.total}` : "—"),
+  ],
+  [
+    "accounts: write-throughs",
+    (r) => (r.accounts ? `${r.accounts.writeThroughs.onServer}/${r.accounts.writeThroughs.asked}` : "—"),
+  ],
+  ...(["caldav", "todoist"] as const).flatMap(
+    (kind): Array<[string, (result: SoakResult) => string]> => [
+      [
+        `${kind}: syncs (quiet)`,
+        (r) => (r.accounts ? `${r.accounts[kind].syncs} (${r.accounts[kind].quietSyncs})` : "—"),
+      ],
+      [
+        `${kind}: requests per quiet sync`,
+        (r) =>
+          r.accounts
+            ? `${r.accounts[kind].requestsPerQuietSync.join(", ") || "—"} (${r.accounts[kind].collections} collections)`
+            : "—",
+      ],
+      [
+        `${kind}: objects fetched (quiet)`,
+        (r) =>
+          r.accounts ? `${r.accounts[kind].objectsFetched} (${r.accounts[kind].objectsInQuietSyncs})` : "—",
+      ],
+    ],
+  ),
+  ["accounts: secrets seen", (r) => (r.accounts ? String(r.accounts.secretsSeen.length) : "—")],
 ];
 const header = ["", ...results.map((result) => result.mode)];
 const table = [header, ...rows.map(([name, cell]) => [name, ...results.map(cell)])];
@@ -73,6 +102,11 @@ for (const result of results) {
   for (const line of result.errorLines) console.log(`${result.mode} error line: ${line}`);
   for (const line of result.missing) console.log(`${result.mode} missing: ${line}`);
   for (const line of result.unhealthy) console.log(`${result.mode} unhealthy sample: ${line}`);
+  for (const line of result.accounts?.briefings.wrong ?? [])
+    console.log(`${result.mode} wrong briefing: ${line}`);
+  for (const line of result.accounts?.writeThroughs.failures ?? [])
+    console.log(`${result.mode} write-through: ${line}`);
+  for (const line of result.accounts?.secretsSeen ?? []) console.log(`${result.mode} SECRET SEEN: ${line}`);
 }
 const failed =
   settled.some((outcome) => outcome.status === "rejected") ||
@@ -84,6 +118,21 @@ const failed =
       r.overlappingPolls > 0 ||
       r.share200 < 1 ||
       !r.outage.seen503 ||
-      !r.outage.recovered,
+      !r.outage.recovered ||
+      (r.accounts !== undefined && accountsFailed(r.accounts)),
   );
 process.exitCode = failed ? 1 : 0;
+
+function accountsFailed(accounts: NonNullable<SoakResult["accounts"]>): boolean {
+  const syncs = [accounts.caldav, accounts.todoist];
+  return (
+    accounts.briefings.correct !== accounts.briefings.total ||
+    accounts.writeThroughs.onServer !== accounts.writeThroughs.asked ||
+    accounts.secretsSeen.length > 0 ||
+    syncs.some(
+      (sync) =>
+        sync.objectsInQuietSyncs > 0 ||
+        sync.requestsPerQuietSync.some((requests) => requests !== sync.collections),
+    )
+  );
+}

@@ -24,13 +24,14 @@ import { startOllamaServer } from "../servers/ollama-server.ts";
 import { type SlackServer, startSlackServer } from "../servers/slack-server.ts";
 import { startSlackSocketModeServer } from "../servers/slack-socket-mode.ts";
 import { startTelegramServer } from "../servers/telegram-server.ts";
-import { batching } from "../servers/tool-habits.ts";
+import { type AccountsResult, soakModel, startAccountsSoak } from "./accounts.ts";
 
 export const SOAK_MODES = ["telegram-polling", "telegram-webhook", "slack-http", "slack-socket"] as const;
 export type SoakMode = (typeof SOAK_MODES)[number];
 
 const MODEL = "qwen2.5:7b";
-const PROSE = "Good morning! Your calendar is clear today.";
+// Words true of every user's day, so grounding keeps them whatever the accounts hold.
+const PROSE = "Good morning! Here is your briefing.";
 const SLOTS = ["morning", "midday", "afternoon", "evening"] as const;
 const MINUTE = 60_000;
 
@@ -50,6 +51,8 @@ export interface SoakOptions {
   postgresUrl?: string | undefined;
   /** Progress lines (the long form prints them). */
   log?: (line: string) => void;
+  /** A user with a CalDAV account and one with a Todoist account (test/soak/accounts.ts); default true. */
+  accounts?: boolean;
 }
 
 export type HealthReading = number | "down" | "timeout";
@@ -107,6 +110,8 @@ export interface SoakResult {
   slowestHealthRunningMs: number;
   /** What happened when, in seconds from the first spawn. */
   timeline: string[];
+  /** The account users' figures, when the run had them. */
+  accounts?: AccountsResult | undefined;
 }
 
 /** What a platform test server gives the run: the bot's settings, its accounts, its posts, its outage. */
@@ -117,6 +122,8 @@ interface PlatformRig {
   linkFlag: "--telegram" | "--slack";
   /** Make an account known to the platform (a Telegram user who started the bot; a Slack workspace member). */
   addAccount(account: string): void;
+  /** The account writes to the bot in its direct chat. */
+  userSays(account: string, text: string): Promise<void>;
   /** The bot's posts carrying the briefing, with where they went and the id the platform gave them. */
   briefingPosts(): Array<{ target: string; messageId: string }>;
   outage(on: boolean, kind: OutageKind): void;
@@ -146,6 +153,9 @@ async function startRig(mode: SoakMode, port: number): Promise<PlatformRig> {
           : {}),
       },
       addAccount: (account) => telegram.addChat({ id: Number(account), first_name: `User${account}` }),
+      userSays: async (account, text) => {
+        telegram.sendUserMessage(Number(account), text);
+      },
       briefingPosts: () =>
         telegram.sent
           .filter((post) => !post.deleted && post.text.includes(PROSE))
@@ -160,6 +170,9 @@ async function startRig(mode: SoakMode, port: number): Promise<PlatformRig> {
     slack.setAppUrl(`http://127.0.0.1:${port}/slack/events`);
     return {
       ...slackRig(slack),
+      userSays: async (account, text) => {
+        await slack.sendEvent(slackDm(slack, account, text), { eventId: nextEventId() });
+      },
       env: {
         SLACK_BOT_TOKEN: slack.botToken,
         SLACK_SIGNING_SECRET: SIGNING_SECRET,
@@ -174,6 +187,9 @@ async function startRig(mode: SoakMode, port: number): Promise<PlatformRig> {
   const socket = await startSlackSocketModeServer({ slack });
   return {
     ...slackRig(slack),
+    userSays: async (account, text) => {
+      await socket.sendEvent(slackDm(slack, account, text), { eventId: nextEventId() });
+    },
     env: { SLACK_BOT_TOKEN: slack.botToken, SLACK_APP_TOKEN: socket.appToken, SLACK_API_URL: slack.apiUrl },
     // Slack down is both halves down: the Web API and the socket side (open links die, upgrades refused).
     outage: (on, kind) => {
@@ -189,8 +205,28 @@ async function startRig(mode: SoakMode, port: number): Promise<PlatformRig> {
   };
 }
 
+let nextEvent = 0;
+const nextEventId = () => {
+  nextEvent += 1;
+  return `EvSoak${nextEvent}`;
+};
+
+/** A direct message from a workspace member, as Slack's Events API carries it. */
+function slackDm(slack: SlackServer, user: string, text: string): Record<string, unknown> {
+  return {
+    type: "message",
+    channel: slack.dmChannelOf(user),
+    channel_type: "im",
+    user,
+    text,
+    ts: `${Math.floor(Date.now() / 1000)}.${String(nextEvent).padStart(6, "0")}`,
+  };
+}
+
 /** What both Slack modes read off the Slack test server. */
-function slackRig(slack: SlackServer): Omit<PlatformRig, "env" | "outage" | "overlappingPolls" | "close"> {
+function slackRig(
+  slack: SlackServer,
+): Omit<PlatformRig, "env" | "outage" | "overlappingPolls" | "close" | "userSays"> {
   return {
     platform: "slack",
     linkFlag: "--slack",
@@ -289,13 +325,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const ollama = await startOllamaServer({
     models: {
       [MODEL]: {
-        reply: batching(
-          [
-            { name: "list_tasks", arguments: { filter: "due_today" } },
-            { name: "list_events", arguments: { range: "today" } },
-          ],
-          PROSE,
-        ),
+        reply: soakModel(PROSE),
       },
     },
     latency: { timeToFirstTokenMs: 100, perTokenMs: 5 },
@@ -309,6 +339,32 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const postgresDb = options.postgresUrl ? await freshPostgres(options.postgresUrl) : undefined;
   const database: DatabaseConfig = { dataDir, ...(postgresDb ? { databaseUrl: postgresDb.url } : {}) };
 
+  // The CLI's output, for the secrets check.
+  const cliOutputs: string[] = [];
+  let briefbot: ReturnType<typeof realBriefbot> | undefined;
+  const cli = async (...args: string[]) => {
+    const { code, stdout, stderr } = await (briefbot as ReturnType<typeof realBriefbot>).command(...args);
+    cliOutputs.push(stdout, stderr);
+    if (code !== 0) throw new Error(`briefbot ${args.join(" ")} exited ${code}\n${stdout}\n${stderr}`);
+  };
+  const accountUsers =
+    rig.platform === "telegram"
+      ? { caldav: "6000501", todoist: "6000502" }
+      : { caldav: "U0SOAKCAL", todoist: "U0SOAKTOD" };
+  const accounts =
+    options.accounts === false
+      ? undefined
+      : await startAccountsSoak({
+          withDatabase,
+          database,
+          scratch,
+          cli,
+          platform: rig.platform,
+          platformAccounts: accountUsers,
+          userSays: (account, text) => rig.userSays(account, text),
+          say: (line) => say(line),
+        });
+
   const configPath = join(scratch, "briefbot.json");
   const route = { endpoint: "local", model: MODEL };
   writeFileSync(
@@ -316,13 +372,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     JSON.stringify({
       endpoints: [{ name: "local", url: ollama.url, concurrency: 2 }],
       routes: { interactive: route, briefing: route, background: route },
+      ...accounts?.config,
     }),
   );
-  const briefbot = realBriefbot(dataDir, {
+  briefbot = realBriefbot(dataDir, {
     BRIEFBOT_CONFIG: configPath,
     LOG_LEVEL: "info",
     ...(postgresDb ? { DATABASE_URL: postgresDb.url } : {}),
+    ...accounts?.env,
   });
+  const metricsLeaks: string[] = [];
 
   const processes: RealRun[] = [];
   let current: RealRun | undefined;
@@ -351,6 +410,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         probe(`http://127.0.0.1:${port}/metrics`, 10_000),
       ]);
       const delay = /^briefbot_event_loop_delay_max_seconds (\S+)$/m.exec(metrics.body)?.[1];
+      for (const secret of accounts?.secrets ?? [])
+        if (metrics.body.includes(secret) || health.body.includes(secret))
+          metricsLeaks.push(`at ${at} ms: a secret in /metrics or /healthz`);
       samples.push({
         at,
         phase: phase === phaseAtStart ? phaseAtStart : "transition",
@@ -378,18 +440,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 
   const start = async () => {
     phase = "starting";
-    const run = briefbot.run(["start"], { PORT: String(port), ...rig.env });
+    const run = (briefbot as ReturnType<typeof realBriefbot>).run(["start"], {
+      PORT: String(port),
+      ...rig.env,
+    });
     processes.push(run);
     current = run;
     await run.waitForStdout((stdout) => stdout.includes("  syncs      "), "the start-up summary", 120_000);
     await healthIs((status) => status === 200, 120_000, "a 200 from /healthz after start");
     phase = "running";
     say(`process ${processes.length} (pid ${run.child.pid}) up at ${(since() / 1000).toFixed(0)} s`);
-  };
-
-  const cli = async (...args: string[]) => {
-    const { code, stdout, stderr } = await briefbot.command(...args);
-    if (code !== 0) throw new Error(`briefbot ${args.join(" ")} exited ${code}\n${stdout}\n${stderr}`);
   };
 
   try {
@@ -401,7 +461,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       Math.floor((startedWall + options.durationMs - 45_000) / MINUTE) * MINUTE,
     );
     const span = (lastMinute - firstMinute) / MINUTE;
-    const accounts = await seed(
+    const seeded = await seed(
       database,
       {
         users: userCount,
@@ -419,12 +479,27 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       },
       [],
     );
-    for (const { account } of accounts) rig.addAccount(account);
+    for (const { account } of seeded) rig.addAccount(account);
+    if (accounts) {
+      rig.addAccount(accountUsers.caldav);
+      rig.addAccount(accountUsers.todoist);
+      await accounts.prepare();
+    }
 
     await start();
     // The run's events are spread from here: a first start on a loaded machine may take a minute or more.
     const upAt = performance.now();
     say(`slots from ${hhmm(firstMinute)} to ${hhmm(lastMinute)} UTC`);
+    let settle: () => void = () => {};
+    const settled = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    // The other client's rounds while the rest goes on; the chat ask once the outage is over.
+    const client = accounts?.client(
+      Date.now() + (upAt + options.durationMs * 0.85 - performance.now()),
+      settled,
+    );
+    client?.catch(() => undefined);
 
     // One graceful restart.
     await pause(upAt + options.durationMs * 0.1 - performance.now());
@@ -503,6 +578,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     );
     const recoveredAfterMs = recoveredAt === undefined ? undefined : Math.round(performance.now() - offAt);
     phase = "running";
+    settle();
+    if (client) {
+      await client;
+      lastDueMinute = Math.max(lastDueMinute, accounts?.lastSlotMinute() ?? 0);
+    }
 
     // Until the run's time is up and every slot that fell due is delivered (or a bound passes).
     const dueKeys = async () => expectedKeys(database, firstMinute, lastDueMinute, rig.platform);
@@ -560,6 +640,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         else errorLines.push(line);
       }
     }
+    const logLines = [
+      ...processes.flatMap((run) => `${run.stdout()}\n${run.stderr()}`.split("\n")),
+      ...cliOutputs.flatMap((output) => output.split("\n")),
+    ];
+    const accountFigures = await accounts?.result(logLines, metricsLeaks);
     const rss = samples.map((sample) => sample.rssKb ?? 0);
     const delays = samples.map((sample) => sample.loopDelaySeconds ?? 0);
     return {
@@ -604,14 +689,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           .filter((sample) => sample.phase === "running" || sample.phase === "outage")
           .map((sample) => sample.ms),
       ),
-      timeline,
+      timeline: [...timeline, ...(accountFigures?.timeline ?? [])],
+      accounts: accountFigures,
     };
   } finally {
     sampling = false;
-    briefbot.killAll();
+    briefbot?.killAll();
     await sampler.catch(() => undefined);
     await Promise.allSettled(processes.map((run) => run.exited));
-    await Promise.allSettled([rig.close(), ollama.close()]);
+    await Promise.allSettled([rig.close(), ollama.close(), accounts?.close()]);
     await postgresDb?.dispose().catch(() => undefined);
     if (process.env.SOAK_KEEP_LOGS) {
       for (const [index, run] of processes.entries())
@@ -619,6 +705,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           join(process.env.SOAK_KEEP_LOGS, `${options.mode}-${index + 1}.log`),
           run.stdout() + run.stderr(),
         );
+      if (accounts)
+        writeFileSync(join(process.env.SOAK_KEEP_LOGS, `${options.mode}-wire.jsonl`), accounts.wireLog());
     }
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -1,11 +1,22 @@
+/**
+ * `briefbot task …`: a user's tasks. Adding and completing go through the same `Records` as chat, with
+ * write-through: a user with a task account (CalDAV, Todoist) gets the task on the server, and the mirror
+ * takes what the server answered; a user without one keeps a local task. The listing says where each lives.
+ */
 import { findProjectByName } from "../../../db/queries/projects.ts";
-import { completeTask, createTask, getTask, listTasks } from "../../../db/queries/tasks.ts";
+import { getTask, listTasks } from "../../../db/queries/tasks.ts";
 import { requireUserByName } from "../../../db/queries/users.ts";
-import type { Task } from "../../../db/schema/users.ts";
-import { TASK_FILTERS, type TaskFilter } from "../../core/domain.ts";
+import { createRecords, createUsers } from "../../../db/stores/index.ts";
+import { buildAccountService } from "../../build-core.ts";
+import { writeThroughRecords } from "../../core/accounts/write-through.ts";
+import { TASK_FILTERS, type Task, type TaskFilter } from "../../core/domain.ts";
+import { errorMessage } from "../../core/errors.ts";
 import { FIELD_LIMITS } from "../../core/field-limits.ts";
+import { silentLogger } from "../../core/logger.ts";
+import type { Records } from "../../core/ports.ts";
+import { redactAddressesIn } from "../../core/redact.ts";
 import { taskQuery } from "../../core/tasks.ts";
-import { CliError, type RegisterCommands, withContext } from "../context.ts";
+import { type CliContext, CliError, type RegisterCommands, withContext } from "../context.ts";
 import { parseClockTime, parseDueDate, parseId, parsePriority, parseText } from "../parse.ts";
 
 interface TaskOptions {
@@ -51,15 +62,17 @@ export const registerTaskCommands: RegisterCommands = (program, context) => {
             );
           projectId = project.id;
         }
-        const created = await createTask(ctx.db, {
-          userId: owner.id,
-          title,
-          notes,
-          dueDate,
-          dueTime,
-          priority,
-          projectId,
-        });
+        const created = await onServer("add the task", () =>
+          taskRecords(ctx).createTask({
+            userId: owner.id,
+            title,
+            notes,
+            dueDate,
+            dueTime,
+            priority,
+            projectId,
+          }),
+        );
         if (options.json) ctx.out.json(created);
         else ctx.out.line(`added task ${created.id}: ${describeTask(created)}`);
       }),
@@ -101,7 +114,9 @@ export const registerTaskCommands: RegisterCommands = (program, context) => {
         const existing = taskId === undefined ? undefined : await getTask(ctx.db, owner.id, taskId);
         if (!existing || taskId === undefined) throw new CliError(`${owner.name} has no task ${id.trim()}`);
         if (existing.status === "done") throw new CliError(`task ${taskId} is already done`);
-        const done = await completeTask(ctx.db, owner.id, taskId, ctx.clock.now());
+        const done = await onServer("complete the task", () =>
+          taskRecords(ctx).completeTask(owner.id, taskId, ctx.clock.now()),
+        );
         if (options.json) ctx.out.json(done);
         else ctx.out.line(`done: ${done.title}`);
       }),
@@ -112,5 +127,27 @@ export function describeTask(task: Task): string {
   const due = task.dueDate ? ` · due ${task.dueDate}${task.dueTime ? ` ${task.dueTime}` : ""}` : "";
   const priority = task.priority === "normal" ? "" : ` · ${task.priority} priority`;
   const status = task.status === "done" ? " · done" : "";
-  return `${task.title}${due}${priority}${status}`;
+  const where = task.sourceName ? ` · on ${task.sourceName}` : "";
+  return `${task.title}${due}${priority}${status}${where}`;
+}
+
+/** The records chat uses: an account task's change goes to its server first. */
+function taskRecords(ctx: CliContext): Records {
+  const accounts = buildAccountService({
+    db: ctx.db,
+    config: ctx.config,
+    clock: ctx.clock,
+    logger: silentLogger,
+  });
+  return writeThroughRecords(createRecords(ctx.db), accounts, createUsers(ctx.db));
+}
+
+/** A refusal (the server's, a missing key, a project on an account) as one line; nothing stored here. */
+async function onServer<T>(what: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new CliError(`could not ${what}: ${redactAddressesIn(errorMessage(error))}`, 1);
+  }
 }
