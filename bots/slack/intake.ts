@@ -37,7 +37,9 @@ export function keepSlackDeliveries(app: App, durable: DurableUpdates, logger: L
   app.processEvent = async (event: ReceiverEvent) => {
     const updateId = slackDeliveryId(event.body);
     if (updateId === undefined) return processEvent(event);
-    const fresh = await intake.accept([{ updateId, payload: event.body }]);
+    // A command's body is parsed form data, an object without a prototype: stored as the JSON it is.
+    const payload: unknown = JSON.parse(JSON.stringify(event.body));
+    const fresh = await intake.accept([{ updateId, payload }]);
     if (!fresh.includes(updateId)) {
       logger.info(
         { updateId, retry: event.retryNum },
