@@ -117,7 +117,7 @@ export async function createPlatforms(
   assistant: Assistant,
   /** Services the chat adapters offer beyond the assistant; a platform without one does not offer its commands. */
   services: ChatServices = {},
-  /** The process that polls, when this one may (`start`): fetched updates are kept until handled. */
+  /** The process that receives updates, when this one may (`start`): they are kept until handled. */
   poller?: { owner: string },
 ): Promise<Platforms> {
   const { config, clock, logger } = deps;
@@ -149,7 +149,7 @@ export async function createPlatforms(
         logger: logger.child({ platform: "telegram" }),
         ...services,
         ...(telegramTransports ? { transports: telegramTransports } : {}),
-        ...(poller && !config.telegram.webhookUrl
+        ...(poller
           ? {
               durable: {
                 updates: inboundUpdates,
@@ -174,6 +174,16 @@ export async function createPlatforms(
             logger: logger.child({ platform: "slack" }),
             ...services,
             ...(slackTransports ? { transports: slackTransports } : {}),
+            ...(poller
+              ? {
+                  durable: {
+                    updates: inboundUpdates,
+                    owner: poller.owner,
+                    everyOtherOwner: deps.database.kind === "pglite",
+                    clock,
+                  },
+                }
+              : {}),
           }),
           config.slack.apiUrl,
           SLACK_START_TIMEOUT_MS,

@@ -3,7 +3,7 @@ import type { Assistant, Clock, Linking, Logger, PlatformState } from "../../src
 /** What every Slack listener needs; the Web API client comes from Bolt per request. */
 export interface SlackHandlerDeps {
   assistant: Assistant;
-  /** Linked accounts, briefing threads, handled events: the core's port. */
+  /** Linked accounts, briefing threads: the core's port. */
   platformState: PlatformState;
   clock: Clock;
   logger: Logger;

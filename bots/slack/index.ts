@@ -3,7 +3,8 @@
  *
  * HTTP mode (default): Bolt's HTTPReceiver verifies every request's signature (bad or stale → 401, nothing
  * runs); `requestHandler` serves `/slack/events` on the shared server, or `start(port)` listens on its own.
- * Socket Mode when `appToken` is set: no public URL, `start()` connects out.
+ * Socket Mode when `appToken` is set: no public URL, `start()` connects out. With `durable`, every event,
+ * button press and command is stored before its ack and kept until handled (./intake.ts).
  *
  *   const slack = await createSlackApp({ config, assistant, platformState, clock, logger });
  *   router.post("/slack/events", slack.requestHandler);   // HTTP mode on the shared server
@@ -25,12 +26,14 @@ import {
   silentLogger,
   type UserDataService,
 } from "../../src/core/index.ts";
+import type { DurableUpdates } from "../durable-intake.ts";
 import { registerActions } from "./actions.ts";
 import { boltLogger } from "./bolt-logger.ts";
 import { registerCommands } from "./commands.ts";
 import { createSlackSender } from "./delivery.ts";
 import { openMissingDmChannels } from "./dm-channels.ts";
 import type { SlackHandlerDeps } from "./handler-deps.ts";
+import { keepSlackDeliveries } from "./intake.ts";
 import { registerLinkCommand } from "./linking.ts";
 import { registerMessages } from "./messages.ts";
 import { registerHelp, registerSettings } from "./settings.ts";
@@ -68,7 +71,7 @@ export interface SlackTransports {
 export interface SlackAppOptions {
   config: SlackAdapterConfig;
   assistant: Assistant;
-  /** Linked accounts, briefing threads, handled events: the core's port. */
+  /** Linked accounts, briefing threads: the core's port. */
   platformState: PlatformState;
   clock: Clock;
   logger?: Logger;
@@ -81,6 +84,11 @@ export interface SlackAppOptions {
   userData?: UserDataService;
   /** /settings; without it Slack's command gets no answer. */
   settings?: Settings;
+  /**
+   * Keep each delivery in the database from before its ack until handled, under `slack:<team id>`: nothing
+   * lost to a killed process, Slack's retries not handled twice. Without it, neither holds.
+   */
+  durable?: Omit<DurableUpdates, "source">;
 }
 
 export interface SlackApp {
@@ -101,9 +109,6 @@ export interface SlackApp {
    */
   onSocketChange?: (listener: (open: boolean) => void) => void;
 }
-
-/** Slack retries an event for minutes, not days; older claims only take up space. */
-const PROCESSED_EVENT_RETENTION_MS = 24 * 3_600_000;
 
 /** The outbox client's deadline per call; the delivery transport's own is shorter still. */
 const DELIVERY_TIMEOUT_MS = 60_000;
@@ -160,7 +165,7 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
   });
 
   const inFlight = new Set<Promise<unknown>>();
-  // First middleware: everything after it (dedupe, listeners) counts as work in flight.
+  // First middleware: everything after it counts as work in flight.
   app.use(async ({ next }) => {
     const work = next();
     inFlight.add(work);
@@ -170,15 +175,6 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
       inFlight.delete(work);
     }
   });
-  app.use(async ({ body, next }) => {
-    const eventId = "event_id" in body && typeof body.event_id === "string" ? body.event_id : undefined;
-    if (eventId && !(await platformState.claimEvent("slack", eventId, clock.now()))) {
-      logger.info({ eventId }, "slack: event already handled (retry), skipped");
-      return;
-    }
-    await next();
-  });
-
   const deps: SlackHandlerDeps = {
     assistant,
     platformState,
@@ -199,6 +195,9 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
   });
 
   await app.init();
+  const intake = options.durable
+    ? keepSlackDeliveries(app, { ...options.durable, source: `slack:${await teamOf(app)}` }, logger)
+    : undefined;
 
   const senderClient = new webApi.WebClient(config.botToken, {
     slackApiUrl: config.apiUrl,
@@ -235,6 +234,7 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
   let started = false;
   const idle = async (): Promise<void> => {
     while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    await intake?.settled();
   };
 
   return {
@@ -246,13 +246,11 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
         await (port !== undefined ? app.start(port) : app.start());
         started = true;
       }
-      await platformState.pruneEvents(
-        "slack",
-        new Date(clock.now().getTime() - PROCESSED_EVENT_RETENTION_MS),
-      );
+      await intake?.startRecovering();
       await openMissingDmChannels(platformState, app.client, logger);
     },
     async stop() {
+      await intake?.stopRecovering();
       await idle();
       if (started) {
         await app.stop();
@@ -270,4 +268,11 @@ export async function createSlackApp(options: SlackAppOptions): Promise<SlackApp
         }
       : {}),
   };
+}
+
+/** The workspace the bot token belongs to: Slack's ids are unique within it. */
+async function teamOf(app: App): Promise<string> {
+  const { team_id: team } = await app.client.auth.test();
+  if (!team) throw new Error("slack: auth.test named no team; the bot token is not a workspace's");
+  return team;
 }

@@ -22,7 +22,7 @@ import {
   type MiddlewareFn,
   type Transformer,
 } from "grammy";
-import type { UserFromGetMe } from "grammy/types";
+import type { Update, UserFromGetMe } from "grammy/types";
 import {
   type Assistant,
   type Clock,
@@ -36,18 +36,20 @@ import {
   silentLogger,
   type UserDataService,
 } from "../../src/core/index.ts";
+import { createDurableIntake, type DurableUpdates } from "../durable-intake.ts";
 import { accessGate } from "./access.ts";
 import { type BotContext, createHandlers } from "./handlers.ts";
 import { linkingGate } from "./linking.ts";
-import { createPoller, type DurableUpdates, type Poller, type UpdateKind } from "./polling.ts";
+import { createPoller, type Poller, type UpdateKind } from "./polling.ts";
 import { COMMANDS } from "./render.ts";
+import { failureReporter } from "./report-failure.ts";
 import { createTelegramSender } from "./sender.ts";
 import { createSettingsHandlers } from "./settings.ts";
 import { createUserDataHandlers } from "./user-data.ts";
 import { createWebhookHandler, type WebhookHandler } from "./webhook.ts";
 
+export type { DurableUpdates } from "../durable-intake.ts";
 export type { BotContext } from "./handlers.ts";
-export type { DurableUpdates } from "./polling.ts";
 
 /** What the adapter needs to reach Telegram. */
 export interface TelegramAdapterConfig {
@@ -97,8 +99,9 @@ export interface TelegramBotOptions {
   /** /settings; without it the command is unknown. */
   settings?: Settings;
   /**
-   * Long polling: keep each fetched update in the database until handled, so a process killed mid-answer
-   * loses none (the token's next poller takes it over). Without it, such an update is lost.
+   * Keep each update (polled, or posted to the webhook) in the database until handled, so a process killed
+   * mid-answer loses none (the next start, or another replica, takes it over). Without it, such an update
+   * is lost.
    */
   durable?: DurableUpdates;
 }
@@ -127,8 +130,6 @@ export interface TelegramBot {
 }
 
 const ALLOWED_UPDATES: readonly UpdateKind[] = ["message", "callback_query"];
-/** grammY answers a webhook within this; our handlers run detached, so it is only a backstop. */
-const WEBHOOK_TIMEOUT_MS = 9_000;
 /** grammY's own deadline for an outbox call (its default is 500 s); the transport's is shorter still. */
 const DELIVERY_TIMEOUT_SECONDS = 60;
 
@@ -185,7 +186,7 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
   const inFlight = new Set<Promise<void>>();
   const logFailure = (update: number, error: unknown) =>
     logger.error({ updateId: update, error: describe(error) }, "telegram update failed");
-  bot.use(trackWork(inFlight, webhookMode, logFailure));
+  bot.use(trackWork(inFlight));
   // One chat's updates in order (a reply waits for the /brief before it); other chats go on meanwhile.
   bot.use(sequentialize(chatOf));
   if (options.linking) bot.use(linkingGate({ linking: options.linking, logger }));
@@ -203,15 +204,28 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
     }
   };
 
+  const reportFailure = failureReporter(bot, logger);
+  const intake =
+    webhookMode && options.durable
+      ? createDurableIntake({
+          ...options.durable,
+          label: "telegram",
+          logger,
+          handle: async (payload) => {
+            await bot.init();
+            await bot.handleUpdate(payload as Update);
+          },
+          isUpdate: (payload, updateId) => String((payload as Update | null)?.update_id) === updateId,
+          onFailure: reportFailure,
+        })
+      : undefined;
   const webhookHandler: WebhookHandler | undefined = webhookMode
-    ? createWebhookHandler(bot, {
-        secretToken: config.webhookSecret,
-        timeoutMilliseconds: WEBHOOK_TIMEOUT_MS,
-      })
+    ? createWebhookHandler(bot, { secretToken: config.webhookSecret, intake, inFlight, logger })
     : undefined;
 
   const idle = async () => {
     await poller?.settled();
+    await intake?.settled();
     while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
   };
 
@@ -231,6 +245,7 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
     },
     async start() {
       await bot.init();
+      await intake?.startRecovering();
       await registerCommands();
       if (webhookMode && config.webhookUrl) {
         await bot.api.setWebhook(config.webhookUrl, {
@@ -247,30 +262,21 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
     },
     async stop() {
       await poller?.stop();
+      await intake?.stopRecovering();
       await idle();
     },
     idle,
   };
 }
 
-/**
- * Counts each update's work in flight (for `idle` and `stop`). In webhook mode the work runs detached, so
- * Telegram gets its answer at once and never re-sends an update because a /brief took a minute; its
- * failures are logged here, since no polling loop is there to hand them to `bot.catch`.
- */
-function trackWork(
-  inFlight: Set<Promise<void>>,
-  detached: boolean,
-  logFailure: (updateId: number, error: unknown) => void,
-): MiddlewareFn<BotContext> {
-  return async (ctx, next) => {
-    const work = detached
-      ? next().catch((error: unknown) => logFailure(ctx.update.update_id, error))
-      : next();
+/** Counts each update's work in flight (for `idle` and `stop`). */
+function trackWork(inFlight: Set<Promise<void>>): MiddlewareFn<BotContext> {
+  return async (_ctx, next) => {
+    const work = next();
     inFlight.add(work);
     const done = () => inFlight.delete(work);
     work.then(done, done);
-    if (!detached) await work;
+    await work;
   };
 }
 

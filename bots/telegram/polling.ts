@@ -13,20 +13,15 @@
  * (`InboundUpdates`) before the runner sees it, claimed by this process; the runner's next poll confirms
  * only stored updates. A store that fails fails the poll, and the runner polls again from the same offset.
  * An update this process stored is handled here and marked handled; one already stored (fetched again
- * after a takeover) is someone else's and skipped. The updates a dead process left unhandled — its lease
- * lapsed, or on the embedded database any earlier owner's — are taken over at each start and every
- * `recoverEveryMs` while polling, and handled as if just fetched.
+ * after a takeover) is someone else's and skipped. The updates a dead process left unhandled are taken over
+ * at each start and every `recoverEveryMs` while polling (bots/durable-intake.ts, shared with the webhook).
  */
 import { type RunnerHandle, run } from "@grammyjs/runner";
-import type { Bot, BotError, Context } from "grammy";
+import type { Bot, Context } from "grammy";
 import type { Update } from "grammy/types";
-import {
-  type Clock,
-  errorMessage,
-  type InboundUpdates,
-  type Logger,
-  silentLogger,
-} from "../../src/core/index.ts";
+import { errorMessage, type Logger, silentLogger } from "../../src/core/index.ts";
+import { createDurableIntake, type DurableUpdates } from "../durable-intake.ts";
+import { failureReporter } from "./report-failure.ts";
 
 type RunnerBot = Parameters<typeof run<Update, unknown>>[0];
 type GetUpdatesArgs = Parameters<RunnerBot["api"]["getUpdates"]>[0];
@@ -34,12 +29,6 @@ type RunnerSignal = Parameters<RunnerBot["api"]["getUpdates"]>[1];
 
 /** The kinds of update Telegram should send. */
 export type UpdateKind = Exclude<keyof Update, "update_id">;
-
-/** How often a poller looks for updates a dead process left unhandled (also at every start). */
-export const RECOVER_EVERY_MS = 15_000;
-/** A handled update is remembered this long: Telegram keeps an update it was not told arrived for a day. */
-export const HANDLED_KEEP_MS = 24 * 60 * 60 * 1000;
-const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 export interface Poller {
   /** Starts one runner; one still running is stopped first. Resolves once it is launched. */
@@ -55,19 +44,6 @@ export interface Poller {
   ended(): Promise<void>;
   /** Resolves when no update this poller handed on is being handled or waits to be marked handled. */
   settled(): Promise<void>;
-}
-
-/** Where fetched updates are kept until handled, and who this process is. */
-export interface DurableUpdates {
-  updates: InboundUpdates;
-  /** The bot's updates among others': `telegram:<token fingerprint>`. */
-  source: string;
-  /** This process, as its lease names it. */
-  owner: string;
-  /** The embedded database: one process owns it, so whatever an earlier owner left is orphaned. */
-  everyOtherOwner: boolean;
-  clock: Clock;
-  recoverEveryMs?: number;
 }
 
 export interface PollerOptions {
@@ -90,13 +66,20 @@ export function createPoller<C extends Context>(bot: Bot<C>, options: PollerOpti
   let lifecycle: Promise<void> = Promise.resolve();
   /** Stored by this process and not handed on yet: these, and only these, a fetch hands on. */
   const fresh = new Set<number>();
+  /** Undurable handling in flight (durable handling the intake tracks). */
   const handling = new Set<Promise<void>>();
-  /** Handled, but the database did not take `markHandled`: tried again on each recovery. */
-  const unrecorded = new Set<number>();
-  let recoverTimer: NodeJS.Timeout | undefined;
-  let recovering: Promise<void> | undefined;
   let storeFailing = false;
-  let prunedAt = 0;
+  const reportFailure = failureReporter(bot, logger);
+  const intake = durable
+    ? createDurableIntake({
+        ...durable,
+        label: "telegram",
+        logger,
+        handle: (payload) => bot.handleUpdate(payload as Update),
+        isUpdate: (payload, updateId) => String((payload as Update | null)?.update_id) === updateId,
+        onFailure: reportFailure,
+      })
+    : undefined;
 
   /** Start and stop one after another, so two runners never overlap even when callers race. */
   function serially(step: () => Promise<void>): Promise<void> {
@@ -106,8 +89,7 @@ export function createPoller<C extends Context>(bot: Bot<C>, options: PollerOpti
   }
 
   async function stopRunner(): Promise<void> {
-    clearInterval(recoverTimer);
-    recoverTimer = undefined;
+    const recovery = intake?.stopRecovering();
     const current = runner;
     runner = undefined;
     if (current) {
@@ -116,7 +98,7 @@ export function createPoller<C extends Context>(bot: Bot<C>, options: PollerOpti
       await current.task()?.catch(() => {});
       await ending.catch(() => {});
     }
-    await recovering;
+    await recovery;
     await confirmFetched();
   }
 
@@ -143,15 +125,12 @@ export function createPoller<C extends Context>(bot: Bot<C>, options: PollerOpti
       args,
       signal as unknown as Parameters<Bot<C>["api"]["getUpdates"]>[1],
     );
-    if (durable && updates.length > 0) {
+    if (intake && updates.length > 0) {
       try {
-        const stored = await durable.updates.store(
-          durable.source,
-          updates.map((update) => ({ updateId: update.update_id, payload: update })),
-          durable.owner,
-          durable.clock.now(),
+        const stored = await intake.accept(
+          updates.map((update) => ({ updateId: String(update.update_id), payload: update })),
         );
-        for (const id of stored) fresh.add(id);
+        for (const id of stored) fresh.add(Number(id));
         if (storeFailing) logger.info({}, "telegram: fetched updates are stored again");
         storeFailing = false;
       } catch (error) {
@@ -170,87 +149,14 @@ export function createPoller<C extends Context>(bot: Bot<C>, options: PollerOpti
     return updates;
   }
 
-  /** Handles one update and, when durable, records it handled — whatever the handler's outcome. */
+  /** Handles one update; when durable, records it handled — whatever the handler's outcome. */
   function handle(update: Update): Promise<void> {
-    const work = (async () => {
-      try {
-        await bot.handleUpdate(update);
-      } finally {
-        if (durable) await record(update.update_id);
-      }
-    })();
+    if (intake) return intake.handle(String(update.update_id), update);
+    const work = bot.handleUpdate(update);
     handling.add(work);
     const done = () => handling.delete(work);
     work.then(done, done);
     return work;
-  }
-
-  async function record(updateId: number): Promise<void> {
-    if (!durable) return;
-    try {
-      const marked = await durable.updates.markHandled(
-        durable.source,
-        updateId,
-        durable.owner,
-        durable.clock.now(),
-      );
-      if (!marked)
-        logger.warn({ updateId }, "telegram: an update handled here had been taken over by another process");
-      unrecorded.delete(updateId);
-    } catch (error) {
-      unrecorded.add(updateId);
-      logger.warn(
-        { updateId, error: errorMessage(error) },
-        "telegram: could not record an update as handled",
-      );
-    }
-  }
-
-  /** What fails in a handler reaches `bot.catch`, as it would from grammY's own polling. */
-  async function reportFailure(error: unknown): Promise<void> {
-    try {
-      await bot.errorHandler(error as BotError<C>);
-    } catch (handlerError) {
-      logger.error({ error: errorMessage(handlerError) }, "telegram: the error handler failed");
-    }
-  }
-
-  /** Takes over what dead processes left unhandled and hands it on, oldest first; forgets old handled ones. */
-  function recover(): Promise<void> {
-    if (!durable) return Promise.resolve();
-    if (recovering) return recovering;
-    recovering = (async () => {
-      for (const updateId of [...unrecorded]) await record(updateId);
-      const now = durable.clock.now();
-      const orphans = await durable.updates.reclaimOrphans(durable.source, {
-        owner: durable.owner,
-        at: now,
-        everyOtherOwner: durable.everyOtherOwner,
-      });
-      for (const orphan of orphans) {
-        const update = orphan.payload as Update | null;
-        if (update?.update_id !== orphan.updateId) {
-          await record(orphan.updateId);
-          continue;
-        }
-        logger.info(
-          { updateId: orphan.updateId, from: orphan.claimedBy },
-          "telegram: handling an update a stopped process left unhandled",
-        );
-        handle(update).catch((error: unknown) => reportFailure(error));
-      }
-      if (now.getTime() - prunedAt >= PRUNE_EVERY_MS) {
-        await durable.updates.prune(durable.source, new Date(now.getTime() - HANDLED_KEEP_MS));
-        prunedAt = now.getTime();
-      }
-    })()
-      .catch((error: unknown) =>
-        logger.warn({ error: errorMessage(error) }, "telegram: could not take over unhandled updates"),
-      )
-      .finally(() => {
-        recovering = undefined;
-      });
-    return recovering;
   }
 
   function launch(): void {
@@ -277,10 +183,6 @@ export function createPoller<C extends Context>(bot: Bot<C>, options: PollerOpti
     // The task is undefined only if the runner stopped before it began, which `stop` handles.
     ending = current.task() ?? Promise.resolve();
     ending.catch(() => {});
-    if (durable) {
-      recoverTimer = setInterval(() => void recover(), durable.recoverEveryMs ?? RECOVER_EVERY_MS);
-      recoverTimer.unref();
-    }
   }
 
   return {
@@ -289,13 +191,14 @@ export function createPoller<C extends Context>(bot: Bot<C>, options: PollerOpti
         await stopRunner();
         // Taken-over updates go to the bot before the runner's first poll would initialise it.
         await bot.init();
-        await recover();
+        await intake?.startRecovering();
         launch();
       }),
     stop: () => serially(stopRunner),
     isRunning: () => runner?.isRunning() ?? false,
     ended: () => ending,
     async settled() {
+      await intake?.settled();
       while (handling.size > 0) await Promise.allSettled([...handling]);
     },
   };

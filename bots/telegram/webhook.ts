@@ -1,12 +1,21 @@
 /**
- * The webhook endpoint: grammY's `webhookCallback` (constant-time secret check, 401 on a wrong or missing
- * secret), with the body read here first, so a body that is not an update gets a clear 400 instead of a
- * parse error surfacing as a 500. The secret is still checked before the body is looked at: a caller
- * without it learns nothing about what we accept.
+ * The webhook endpoint. Telegram forgets an update once it got its 200 and re-posts one it did not, so the
+ * 200 comes only after the update is safe: with `intake`, stored in the database (bots/durable-intake.ts),
+ * where a process killed mid-answer leaves it for the next start or another replica to take over. The answer
+ * is worked out after the 200 — an answer takes longer than Telegram waits — and the update marked handled
+ * when its handler ends. An update stored already (Telegram posted it again) gets its 200 and nothing else.
+ * A store that fails answers 500, and Telegram posts the update again later.
+ *
+ * The secret is checked (in constant time) before the body is looked at: a caller without it learns nothing
+ * about what we accept (401). A body that is not an update gets a clear 400.
  */
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type Bot, type Context, webhookCallback } from "grammy";
+import type { Bot, Context } from "grammy";
 import type { Update } from "grammy/types";
+import { errorMessage, type Logger } from "../../src/core/index.ts";
+import type { DurableIntake } from "../durable-intake.ts";
+import { failureReporter } from "./report-failure.ts";
 
 export type WebhookHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
 
@@ -23,50 +32,82 @@ class MalformedUpdate extends Error {
   }
 }
 
+export interface WebhookOptions {
+  secretToken?: string | undefined;
+  /**
+   * Keeps each update until handled (its handler initialises the bot and reports failures); without it an
+   * update is handled in memory only, and lost with the process.
+   */
+  intake?: DurableIntake | undefined;
+  /** Handling not tracked by the intake (no `intake`), for `idle`. */
+  inFlight: Set<Promise<void>>;
+  logger: Logger;
+}
+
 export function createWebhookHandler<C extends Context>(
   bot: Bot<C>,
-  options: { secretToken?: string | undefined; timeoutMilliseconds: number },
+  options: WebhookOptions,
 ): WebhookHandler {
-  const handle = webhookCallback(
-    bot,
-    (request: IncomingMessage, response: ServerResponse, body: Promise<Update>) => {
-      const header = request.headers["x-telegram-bot-api-secret-token"];
-      return {
-        // Read only once the secret matched (grammY checks it first).
-        get update() {
-          return body;
-        },
-        header: Array.isArray(header) ? header[0] : header,
-        end: () => {
-          response.end();
-        },
-        respond: (json: string) => {
-          response.writeHead(200, { "Content-Type": "application/json" }).end(json);
-        },
-        unauthorized: () => {
-          response.writeHead(401).end("secret token is wrong");
-        },
-      };
-    },
-    {
-      ...(options.secretToken ? { secretToken: options.secretToken } : {}),
-      onTimeout: "return",
-      timeoutMilliseconds: options.timeoutMilliseconds,
-    },
-  );
+  const { intake, logger } = options;
+  const secretMatches = options.secretToken ? secretCheck(options.secretToken) : () => true;
+
+  const reportFailure = failureReporter(bot, logger);
+
+  function handleInMemory(update: Update): void {
+    const work = (async () => {
+      await bot.init();
+      await bot.handleUpdate(update);
+    })().catch(reportFailure);
+    options.inFlight.add(work);
+    const done = () => options.inFlight.delete(work);
+    work.then(done, done);
+  }
+
   return async (request, response) => {
-    const body = readUpdate(request);
-    // Nobody may wait on it when the secret is wrong; the handler below decides whether it is read.
-    body.catch(() => undefined);
+    const header = request.headers["x-telegram-bot-api-secret-token"];
+    if (!secretMatches(Array.isArray(header) ? header[0] : header)) {
+      request.resume();
+      response.writeHead(401).end("secret token is wrong");
+      return;
+    }
+    let update: Update;
     try {
-      await handle(request, response, body);
+      update = await readUpdate(request);
     } catch (error) {
-      if (!(error instanceof MalformedUpdate) || response.headersSent) throw error;
+      if (!(error instanceof MalformedUpdate)) throw error;
       response
         .writeHead(error.status, { "Content-Type": "text/plain; charset=utf-8" })
         .end(`${error.message}\n`);
+      return;
     }
+    const updateId = String(update.update_id);
+    if (!intake) {
+      response.writeHead(200).end();
+      handleInMemory(update);
+      return;
+    }
+    let fresh: boolean;
+    try {
+      fresh = (await intake.accept([{ updateId, payload: update }])).includes(updateId);
+    } catch (error) {
+      logger.warn(
+        { updateId, error: errorMessage(error) },
+        "telegram: could not store a posted update; Telegram will post it again",
+      );
+      response.writeHead(500, { "Content-Type": "text/plain; charset=utf-8" }).end("not stored\n");
+      return;
+    }
+    response.writeHead(200).end();
+    if (fresh) void intake.handle(updateId, update);
+    else logger.info({ updateId }, "telegram: update posted again, already stored; not handled twice");
   };
+}
+
+/** Compares digests, so neither the comparison's time nor a length check tells how much of a guess matched. */
+function secretCheck(secret: string): (given: string | undefined) => boolean {
+  const digest = (value: string) => createHash("sha256").update(value).digest();
+  const expected = digest(secret);
+  return (given) => given !== undefined && timingSafeEqual(digest(given), expected);
 }
 
 /** The body as a Telegram update, or a `MalformedUpdate` saying why it is not one. */

@@ -1,5 +1,5 @@
 /**
- * Updates a long poller fetched, from before the platform hears they arrived until they are handled (see
+ * Updates a poller fetched or a webhook received, from before the platform hears they arrived until they are handled (see
  * `InboundUpdates` in src/core/ports.ts). Each change is one statement guarded by the row's claimer, so
  * when two processes race for an orphan exactly one takes it.
  */
@@ -8,6 +8,18 @@ import type { InboundUpdate } from "../../src/core/domain.ts";
 import type { Database } from "../client.ts";
 import { type InboundUpdateRow, inboundUpdates } from "../schema/index.ts";
 import { orphanedBy } from "./leases.ts";
+
+/**
+ * Oldest first; of one arrival, by id — Telegram's ids are digits growing with each update, so the shorter
+ * id is the older one.
+ */
+export const arrivalOrder = (
+  a: { receivedAt: Date; updateId: string },
+  b: { receivedAt: Date; updateId: string },
+): number =>
+  a.receivedAt.getTime() - b.receivedAt.getTime() ||
+  a.updateId.length - b.updateId.length ||
+  (a.updateId < b.updateId ? -1 : a.updateId > b.updateId ? 1 : 0);
 
 const toUpdate = (row: InboundUpdateRow): InboundUpdate => ({
   updateId: row.updateId,
@@ -21,10 +33,10 @@ const toUpdate = (row: InboundUpdateRow): InboundUpdate => ({
 export async function storeInboundUpdates(
   db: Database,
   source: string,
-  updates: readonly { updateId: number; payload: unknown }[],
+  updates: readonly { updateId: string; payload: unknown }[],
   owner: string,
   at: Date,
-): Promise<number[]> {
+): Promise<string[]> {
   if (updates.length === 0) return [];
   const rows = await db
     .insert(inboundUpdates)
@@ -39,13 +51,16 @@ export async function storeInboundUpdates(
     )
     .onConflictDoNothing()
     .returning({ updateId: inboundUpdates.updateId });
-  return rows.map((row) => row.updateId).sort((a, b) => a - b);
+  return rows
+    .map((row) => ({ updateId: row.updateId, receivedAt: at }))
+    .sort(arrivalOrder)
+    .map((row) => row.updateId);
 }
 
 export async function markInboundHandled(
   db: Database,
   source: string,
-  updateId: number,
+  updateId: string,
   owner: string,
   at: Date,
 ): Promise<boolean> {
@@ -82,7 +97,7 @@ export async function reclaimInboundOrphans(
       ),
     )
     .returning();
-  return rows.map(toUpdate).sort((a, b) => a.updateId - b.updateId);
+  return rows.map(toUpdate).sort(arrivalOrder);
 }
 
 export async function pruneInboundUpdates(db: Database, source: string, before: Date): Promise<number> {

@@ -229,17 +229,6 @@ export const pendingActions = pgTable(
 );
 export type PendingAction = typeof pendingActions.$inferSelect;
 
-/** Platform events already handled (Slack retries the same event_id); shared by replicas. */
-export const processedEvents = pgTable(
-  "processed_events",
-  {
-    platform: platformEnum().notNull(),
-    eventId: text().notNull(),
-    receivedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-  },
-  (t) => [primaryKey({ columns: [t.platform, t.eventId] })],
-);
-
 /**
  * Which thread (and run) a platform message belongs to: every bot message of a briefing's chain, so a reply
  * to any of them finds the run and the thread's root key. Keys are the adapters' own encodings.

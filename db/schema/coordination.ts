@@ -2,7 +2,7 @@
  * What several briefbot processes on one database agree on: who holds what (leases), how much of each
  * platform limit is left (rate buckets), which fetched updates are still to handle, and questions a person must answer on whichever process they reach.
  */
-import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 import { users } from "./users.ts";
 
 /**
@@ -45,18 +45,20 @@ export const forgetQuestions = pgTable(
 );
 
 /**
- * Updates a poller fetched (Telegram's `getUpdates`), stored before the platform is told they arrived, so
+ * Updates a poller fetched (Telegram's `getUpdates`) or a webhook received (Telegram's webhook, Slack's
+ * events and button presses), stored before the platform is told they arrived, so
  * none is lost when the process dies while handling one: `claimedBy` (a process id) handles it and sets
  * `handledAt`; once that process's lease lapses, the token's next poller reclaims what it left unhandled. A
  * handled row stays a day — as long as Telegram keeps an update it was not told arrived — so an update
- * fetched again is known and not handled twice.
- * `source` names the platform and token (`telegram:<fingerprint>`): update ids are per bot.
+ * fetched or delivered again (Slack's retries too) is known and not handled twice.
+ * `source` names the platform and bot (`telegram:<fingerprint>`, `slack:<team id>`): ids are per bot.
  */
 export const inboundUpdates = pgTable(
   "inbound_updates",
   {
     source: text().notNull(),
-    updateId: bigint({ mode: "number" }).notNull(),
+    /** The platform's id of the delivery: Telegram's update_id (as digits), Slack's event_id or trigger_id. */
+    updateId: text().notNull(),
     /** The update as the platform sent it; emptied once handled, so no message text outlives its handling. */
     payload: jsonb(),
     receivedAt: timestamp({ withTimezone: true }).notNull(),

@@ -1,4 +1,4 @@
-/** Updates a long poller fetched, kept until handled: the core's `InboundUpdates` port. */
+/** Updates a poller fetched or a webhook received, kept until handled: the core's `InboundUpdates` port. */
 import type { Database } from "../client.ts";
 import {
   markInboundHandled,
@@ -11,11 +11,11 @@ export function createInboundUpdates(db: Database) {
   return {
     store: (
       source: string,
-      updates: readonly { updateId: number; payload: unknown }[],
+      updates: readonly { updateId: string; payload: unknown }[],
       owner: string,
       at: Date,
     ) => storeInboundUpdates(db, source, updates, owner, at),
-    markHandled: (source: string, updateId: number, owner: string, at: Date) =>
+    markHandled: (source: string, updateId: string, owner: string, at: Date) =>
       markInboundHandled(db, source, updateId, owner, at),
     reclaimOrphans: (source: string, options: { owner: string; at: Date; everyOtherOwner: boolean }) =>
       reclaimInboundOrphans(db, source, options),

@@ -1,7 +1,6 @@
-/** What the platform adapters keep between updates: linked accounts, thread links, handled events. */
+/** What the platform adapters keep between updates: linked accounts, thread links. */
 import type { Database } from "../client.ts";
 import { findMessageOwner, findPlatformMessage, linkPlatformMessages } from "../queries/platform-messages.ts";
-import { claimEvent, pruneProcessedEvents } from "../queries/processed-events.ts";
 import {
   findUserByIdentity,
   identitiesWithoutChat,
@@ -26,7 +25,5 @@ export function createPlatformState(db: Database) {
       const row = await findMessageOwner(db, platform, messageKey);
       return row ? { ...row, externalUserId: row.externalUserId ?? undefined } : undefined;
     },
-    claimEvent: (platform: Platform, eventId: string, at: Date) => claimEvent(db, platform, eventId, at),
-    pruneEvents: (platform: Platform, before: Date) => pruneProcessedEvents(db, platform, before),
   };
 }

@@ -557,7 +557,8 @@ export interface NewPendingAction {
 
 /** An update a poller fetched from a platform, kept until the process that claimed it has handled it. */
 export interface InboundUpdate {
-  updateId: number;
+  /** The platform's id: Telegram's update_id as digits, Slack's event_id or trigger_id. */
+  updateId: string;
   /** The update as the platform sent it; null once handled. */
   payload: unknown;
   receivedAt: Date;

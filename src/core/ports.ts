@@ -418,23 +418,16 @@ export interface PlatformState {
    * owner, and tells anyone else whose it is). Never a way to the thread's content.
    */
   messageOwner: (platform: Platform, messageKey: string) => Promise<MessageOwner | undefined>;
-  /** True when this call claimed the event; false when someone (a retry, a replica) already did. */
-  claimEvent: (platform: Platform, eventId: string, at: Date) => Promise<boolean>;
-  /** Forgets claims older than `before`; returns how many. */
-  pruneEvents: (platform: Platform, before: Date) => Promise<number>;
 }
 
 /**
- * Updates a long poller fetched, kept from before the platform is told they arrived (Telegram confirms an
- * update by the next `getUpdates`) until they are handled, so an update is neither lost nor handled twice
- * when the process handling it dies: its process's lease lapses and the token's next poller takes it over.
- * The update id is unique per `source` (a platform and token), so an update fetched again — by a process
- * that took over before the old one's last fetch was confirmed — is known and left alone.
- *
- * Slack's events go through `PlatformState.claimEvent` instead: Slack re-sends an event it thinks we missed,
- * so an event is claimed once before it is handled (at most once); a polled update is claimed while it is
- * stored and handed on when its handler dies (exactly once, unless the process dies between a reply and
- * `markHandled`).
+ * What reaches the bot from a platform, kept from before the platform is told it arrived (Telegram confirms a
+ * polled update by the next `getUpdates`, a webhook post by its 200; Slack an event or button press by its
+ * ack) until it is handled, so nothing is lost or handled twice when the process handling it dies: its
+ * process's lease lapses and another process (or the next start) takes it over. The id is unique per
+ * `source` (a platform and bot), so an update delivered again — fetched again after a takeover, re-posted by
+ * Telegram, retried by Slack (X-Slack-Retry-Num) — is known and left alone. Exactly once, unless the process
+ * dies between a reply and `markHandled`.
  */
 export interface InboundUpdates {
   /**
@@ -443,12 +436,12 @@ export interface InboundUpdates {
    */
   store: (
     source: string,
-    updates: readonly { updateId: number; payload: unknown }[],
+    updates: readonly { updateId: string; payload: unknown }[],
     owner: string,
     at: Date,
-  ) => Promise<number[]>;
+  ) => Promise<string[]>;
   /** Unhandled and `owner`'s → handled (its payload dropped). False when not: reclaimed meanwhile, or done. */
-  markHandled: (source: string, updateId: number, owner: string, at: Date) => Promise<boolean>;
+  markHandled: (source: string, updateId: string, owner: string, at: Date) => Promise<boolean>;
   /**
    * Unhandled updates whose claimer's process is gone (no live lease, or — `everyOtherOwner`, the embedded
    * database — any claimer but `owner`) become `owner`'s, in one statement, so exactly one process takes

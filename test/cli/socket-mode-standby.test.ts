@@ -2,12 +2,16 @@
  * Two real `briefbot start` processes on one PostgreSQL database and one Slack app in Socket Mode: one holds
  * the lease and connects, the other stands by (its summary and `/healthz` say so); `kill -9` of the holder
  * hands the connection to the standby, and the Socket Mode server never sees two connections of the app at
- * once. Every DM sent while a process is connected is answered exactly once.
+ * once. Every DM sent while a process is connected is answered exactly once. (Each event is stored before its
+ * ack and marked handled after its answer; one killed between the two is answered again by the next holder —
+ * the one window bots/durable-intake.ts leaves — so the kill here waits for the marks.)
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { and, inArray, isNotNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inboundUpdates } from "../../db/schema/index.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { freePort, healthBecomes, type RunningBot, realBriefbot } from "../helpers/real-briefbot.ts";
 import { type SlackServer, startSlackServer } from "../servers/slack-server.ts";
@@ -73,6 +77,20 @@ async function dmFromStranger(): Promise<string> {
   return user;
 }
 
+/** Until each event is marked handled in the database (its answer was posted before). */
+async function everyEventHandled(eventIds: string[]): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const handled = await database.open.db
+      .select({ id: inboundUpdates.updateId })
+      .from(inboundUpdates)
+      .where(and(inArray(inboundUpdates.updateId, eventIds), isNotNull(inboundUpdates.handledAt)));
+    if (handled.length === eventIds.length) return;
+    if (Date.now() > deadline) throw new Error(`events not marked handled: ${eventIds.join(", ")}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 describe("two processes on one Slack app in Socket Mode on one PostgreSQL", { timeout: 300_000 }, () => {
   let first: RunningBot;
   let second: RunningBot;
@@ -92,6 +110,7 @@ describe("two processes on one Slack app in Socket Mode on one PostgreSQL", { ti
   });
 
   it("hands the connection to the standby after `kill -9`, never two at once", async () => {
+    await everyEventHandled(strangers.map((user) => `EvStandby${user.slice(1).replace(/^0+/, "")}`));
     first.run.child.kill("SIGKILL");
     await first.run.exited;
     // The bound is generous for a loaded machine; the hand-over time itself is printed, not asserted.

@@ -87,17 +87,6 @@ describeEachStore("PlatformState", (world) => {
       at,
     });
   });
-
-  it("claims an event once, and forgets old claims of one platform only", async () => {
-    const eventId = `Ev${Date.now()}${Math.random()}`;
-    const old = new Date("2025-06-01T00:00:00Z");
-    expect(await state().claimEvent("slack", eventId, old)).toBe(true);
-    expect(await state().claimEvent("slack", eventId, new Date())).toBe(false);
-    expect(await state().claimEvent("telegram", eventId, old)).toBe(true);
-    expect(await state().pruneEvents("slack", new Date("2025-06-02T00:00:00Z"))).toBeGreaterThanOrEqual(1);
-    expect(await state().claimEvent("slack", eventId, new Date())).toBe(true);
-    expect(await state().claimEvent("telegram", eventId, new Date())).toBe(false);
-  });
 });
 
 describeEachStore("PlatformState.messageOwner", (world) => {

@@ -14,7 +14,7 @@ import { findConversation } from "../../db/queries/conversations.ts";
 import { getPendingAction } from "../../db/queries/pending-actions.ts";
 import { getTask } from "../../db/queries/tasks.ts";
 import { findUserByIdentity, getUser } from "../../db/queries/users.ts";
-import { deliveries, events, messages, processedEvents, projects } from "../../db/schema/index.ts";
+import { deliveries, events, messages, projects } from "../../db/schema/index.ts";
 import { createDbPorts } from "../../db/stores/index.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 
@@ -74,7 +74,6 @@ for (const kind of ["pglite", "postgres"] as const) {
       await db.execute(sql`
         insert into pending_actions (id, user_id, tool_name, arguments, summary, state, expires_at)
         values (1, 1, 'delete_task', '{"id":1}', 'Delete task 1?', 'confirmed', '2025-06-02T07:00:00Z')`);
-      await db.execute(sql`insert into processed_events (platform, event_id) values ('slack', 'Ev1')`);
       // The rows above chose their ids; later inserts must not collide with them.
       await db.execute(sql`select setval(pg_get_serial_sequence('briefing_runs', 'id'), 10)`);
 
@@ -106,7 +105,6 @@ for (const kind of ["pglite", "postgres"] as const) {
       ]);
       expect((await db.select().from(deliveries))[0]).toMatchObject({ platform: "telegram", state: "sent" });
       expect((await getPendingAction(db, 1))?.state).toBe("confirmed");
-      expect((await db.select().from(processedEvents))[0]?.platform).toBe("slack");
       expect((await findConversation(db, "cli", "cli:1:x"))?.userId).toBe(1);
     });
 

@@ -4,8 +4,7 @@
  * (and rows in `seedUserData`).
  *
  * Shared caches are not user rows and stay: `weather_cache` holds forecasts keyed by rounded coordinates,
- * shared by everyone at that place; `processed_events` holds platform event ids already handled (Slack
- * retries), which name no user; `leases` and `rate_buckets` coordinate processes, not people.
+ * shared by everyone at that place; `leases` and `rate_buckets` coordinate processes, not people.
  */
 import { sql } from "drizzle-orm";
 import { expect, it } from "vitest";
@@ -64,10 +63,9 @@ const OWNERSHIP: Record<string, Ownership> = {
     why: "which process holds what (its heartbeat, a poller, a source fetch); no user",
   },
   rate_buckets: { kind: "shared", why: "the pace of a bot token and its chats, shared by every process" },
-  processed_events: { kind: "shared", why: "handled platform event ids; they name no user" },
   inbound_updates: {
     kind: "shared",
-    why: "polled updates until handled (then only their id, for a day); keyed by update, not by user",
+    why: "received updates until handled (then only their id, for a day); keyed by update, not by user",
   },
 };
 

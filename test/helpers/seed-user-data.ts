@@ -23,7 +23,6 @@ import {
   notes,
   pendingActions,
   platformMessages,
-  processedEvents,
   projects,
   rateBuckets,
   runArchives,
@@ -204,14 +203,10 @@ export async function seedUserData(
       events: [],
     },
   });
-  // Shared caches: keyed by place and by platform event, never by user.
+  // Shared caches: keyed by place, never by user.
   await db
     .insert(weatherCache)
     .values({ latitude: 38 + Math.random(), longitude: -9, payload: { place: marker }, fetchedAt: AT })
-    .onConflictDoNothing();
-  await db
-    .insert(processedEvents)
-    .values({ platform: "slack", eventId: `Ev-${marker}` })
     .onConflictDoNothing();
   // Coordination between processes: leases name processes and sources, rate buckets chats and tokens.
   await db

@@ -1,7 +1,6 @@
 import { eq } from "drizzle-orm";
 import { afterAll, expect, it } from "vitest";
 import { ACTION_RECEIPTS } from "../../../bots/slack/format.ts";
-import { claimEvent } from "../../../db/queries/processed-events.ts";
 import { findUserByIdentity } from "../../../db/queries/users.ts";
 import { deliveries, type Identity } from "../../../db/schema/index.ts";
 import { createDbPorts, createPlatformState } from "../../../db/stores/index.ts";
@@ -109,14 +108,10 @@ describeEachDatabase("slack sender", (getDb) => {
     expect(suite.slack.callsBeforeRetryAfter()).toEqual([]);
   });
 
-  it("opens DMs for linked users who never wrote to the bot, and forgets day-old event claims, when it starts", async () => {
+  it("opens DMs for linked users who never wrote to the bot, when it starts", async () => {
     const db = getDb();
     const { slackId } = await linkedSlackUser(db);
-    const eventId = `EvOld${slackId}`;
-    await claimEvent(db, "slack", eventId, new Date(suite.running.clock.now().getTime() - 2 * 86_400_000));
     await suite.running.slackApp.start();
-    expect(await claimEvent(db, "slack", eventId, suite.running.clock.now())).toBe(true);
-    expect(await claimEvent(db, "slack", eventId, suite.running.clock.now())).toBe(false);
     expect((await findUserByIdentity(db, "slack", slackId))?.identity.chatId).toBe(
       suite.slack.dmChannelOf(slackId),
     );

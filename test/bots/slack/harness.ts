@@ -3,6 +3,7 @@
  * the local Slack server, with the real core over a test database and the Ollama test server as the model.
  */
 
+import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll } from "vitest";
 import {
@@ -14,7 +15,7 @@ import {
 import type { Database } from "../../../db/client.ts";
 import { linkIdentity } from "../../../db/queries/users.ts";
 import type { Identity, User } from "../../../db/schema/index.ts";
-import { createPlatformState } from "../../../db/stores/index.ts";
+import { createInboundUpdates, createLeases, createPlatformState } from "../../../db/stores/index.ts";
 import type { AccountService } from "../../../src/core/accounts/service.ts";
 import type { Assistant, BriefingMessage, DeliveryReceipt } from "../../../src/core/assistant.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
@@ -84,6 +85,9 @@ export async function startApp(
     geocoder: options.geocoder,
     accounts: options.accounts,
   });
+  // Each instance a replica of its own, alive while the suite runs: another's recovery never takes its events.
+  const owner = `slack-replica-${randomBytes(4).toString("hex")}`;
+  await createLeases(db).acquire(`process:${owner}`, owner, 24 * 3_600_000, clock.now());
   const slackApp = await createSlackApp({
     config: {
       botToken: slack.botToken,
@@ -99,6 +103,7 @@ export async function startApp(
     platformState: createPlatformState(db),
     clock,
     retryConfig: { retries: 2, minTimeout: 10, maxTimeout: 50 },
+    durable: { updates: createInboundUpdates(db), owner, everyOtherOwner: false, clock },
     ...(options.transports ? { transports: options.transports } : {}),
     ...(options.linking ? { linking: options.linking } : {}),
   });

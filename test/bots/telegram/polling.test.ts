@@ -49,7 +49,12 @@ it("takes over what a gone process left unhandled, once, though Telegram hands i
   // never heard it was: the next poll returns it again.
   const { updateId, message } = telegram.sendUserMessage(user, "left behind");
   const update = { update_id: updateId, message } as unknown as Update;
-  await ports.inboundUpdates.store(SOURCE, [{ updateId, payload: update }], "gone", new Date());
+  await ports.inboundUpdates.store(
+    SOURCE,
+    [{ updateId: String(updateId), payload: update }],
+    "gone",
+    new Date(),
+  );
 
   await poller.start();
   await telegram.waitUntilProcessed(updateId, 15_000);

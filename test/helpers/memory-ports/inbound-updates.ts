@@ -1,18 +1,18 @@
 /** The `InboundUpdates` port in memory: one row per (source, update id), claimed and handled as the store does. */
+
+import { arrivalOrder } from "../../../db/queries/inbound-updates.ts";
 import type { InboundUpdates } from "../../../src/core/ports.ts";
 import { ownerIsGone } from "./leases.ts";
 import { copyRow, type MemoryTables } from "./tables.ts";
 
-const key = (source: string, updateId: number) => `${source}|${updateId}`;
+const key = (source: string, updateId: string) => `${source}|${updateId}`;
 
 export function createMemoryInboundUpdates(tables: MemoryTables): InboundUpdates {
   const rowsOf = (source: string) =>
-    [...tables.inboundUpdates.values()]
-      .filter((row) => row.source === source)
-      .sort((a, b) => a.updateId - b.updateId);
+    [...tables.inboundUpdates.values()].filter((row) => row.source === source).sort(arrivalOrder);
   return {
     async store(source, updates, owner, at) {
-      const stored: number[] = [];
+      const stored: string[] = [];
       for (const update of updates) {
         if (tables.inboundUpdates.has(key(source, update.updateId))) continue;
         tables.inboundUpdates.set(key(source, update.updateId), {
@@ -26,7 +26,10 @@ export function createMemoryInboundUpdates(tables: MemoryTables): InboundUpdates
         });
         stored.push(update.updateId);
       }
-      return stored.sort((a, b) => a - b);
+      return stored
+        .map((updateId) => ({ updateId, receivedAt: at }))
+        .sort(arrivalOrder)
+        .map((row) => row.updateId);
     },
     async markHandled(source, updateId, owner, at) {
       const row = tables.inboundUpdates.get(key(source, updateId));

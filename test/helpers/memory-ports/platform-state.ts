@@ -68,21 +68,5 @@ export function createMemoryPlatformState(tables: MemoryTables): PlatformState {
         externalUserId: account?.externalUserId,
       };
     },
-    async claimEvent(platform, eventId, at) {
-      const key = `${platform}|${eventId}`;
-      if (tables.processedEvents.has(key)) return false;
-      tables.processedEvents.set(key, at);
-      return true;
-    },
-    async pruneEvents(platform, before) {
-      let pruned = 0;
-      for (const [key, at] of tables.processedEvents) {
-        if (key.startsWith(`${platform}|`) && at < before) {
-          tables.processedEvents.delete(key);
-          pruned += 1;
-        }
-      }
-      return pruned;
-    },
   };
 }

@@ -167,8 +167,6 @@ export interface MemoryTables {
   feedItems: FeedItemRow[];
   forecasts: ForecastRow[];
   platformMessages: PlatformMessageRow[];
-  /** "platform|eventId" → when it was claimed. */
-  processedEvents: Map<string, Date>;
   /** "source|updateId" → the stored update. */
   inboundUpdates: Map<string, InboundUpdateRow>;
   invites: InviteRow[];
@@ -202,7 +200,6 @@ export function createMemoryTables(options: { now?: () => Date } = {}): MemoryTa
     feedItems: [],
     forecasts: [],
     platformMessages: [],
-    processedEvents: new Map(),
     inboundUpdates: new Map(),
     invites: [],
     linkAttempts: [],
