@@ -42,11 +42,23 @@ export function createSourceLeases(
 ): SourceLeases {
   const ttlMs = options.ttlMs ?? SOURCE_LEASE_TTL_MS;
   const { owner, clock } = options;
+  /**
+   * Names this process holds now. The stored lease is re-entrant for its holder (that is how it is
+   * renewed), so without this the background sync and a briefing's refresh in one process would both
+   * "hold" a source and fetch it side by side.
+   */
+  const heldHere = new Set<string>();
   return {
     async exclusive(name, fetchIt) {
-      if (!(await leases.acquire(name, owner, ttlMs, clock.now()))) {
-        return { ran: false, holder: await leases.holder(name, clock.now()) };
+      if (heldHere.has(name)) return { ran: false, holder: owner };
+      heldHere.add(name);
+      let acquired = false;
+      try {
+        acquired = await leases.acquire(name, owner, ttlMs, clock.now());
+      } finally {
+        if (!acquired) heldHere.delete(name);
       }
+      if (!acquired) return { ran: false, holder: await leases.holder(name, clock.now()) };
       const renew = setInterval(
         () => void leases.acquire(name, owner, ttlMs, clock.now()).catch(() => undefined),
         ttlMs / 3,
@@ -57,6 +69,7 @@ export function createSourceLeases(
       } finally {
         clearInterval(renew);
         await leases.release(name, owner).catch(() => undefined);
+        heldHere.delete(name);
       }
     },
     async waitFree(name, until) {

@@ -141,10 +141,14 @@ export function createAccountService(deps: AccountServiceDeps) {
   }
 
   async function syncAccount(
-    account: Account,
+    listed: Account,
     onProgress?: (report: CollectionSyncReport) => void,
   ): Promise<AccountSyncReport> {
-    const report: AccountSyncReport = { accountId: account.id, collections: [] };
+    const report: AccountSyncReport = { accountId: listed.id, collections: [] };
+    // The row as stored now, not as listed: a sync that ran since then moved the collections' positions,
+    // and asking with the old one would fetch again what that sync already fetched.
+    const account = await accounts.get(listed.userId, listed.id);
+    if (!account) return report;
     try {
       const window = windowFor(await zoneOf(account.userId));
       const server = await connection(account);

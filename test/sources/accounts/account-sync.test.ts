@@ -122,3 +122,69 @@ it("says which account failed, without its secret, and keeps the mirror", async 
     ).length,
   ).toBe(1);
 });
+
+it("syncs from where the last sync left off, even when handed the account as it was listed before it", async () => {
+  const { user, service, ports } = await setup();
+  await service.addAccount({
+    userId: user.id,
+    kind: "todoist",
+    label: "Todoist",
+    url: server.url,
+    username: null,
+    secret: TOKEN,
+  });
+  const [listed] = await ports.accounts.list(user.id);
+  if (!listed) throw new Error("test bug: no account listed");
+  const first = await service.syncAccount(listed);
+  expect(first.collections.map((entry) => entry.full)).toEqual([true]);
+  // The same listed row again, as a refresh that read the accounts before the background sync ran holds it.
+  const second = await service.syncAccount(listed);
+  expect(second.collections.map((entry) => ({ full: entry.full, changed: entry.changed }))).toEqual([
+    { full: false, changed: 0 },
+  ]);
+});
+
+it("does not sync an account side by side with a sync of its own process, and waits for it", async () => {
+  const tables = createMemoryTables({ now: () => clock.now() });
+  const ports = createMemoryPorts(tables);
+  const user = insertMemoryUser(tables, { name: `u${randomBytes(3).toString("hex")}`, timeZone: "UTC" });
+  const service = createAccountService({
+    accounts: ports.accounts,
+    users: ports.users,
+    providers: providerRegistry([taskListProvider()]),
+    cipher: createSecretCipher(randomBytes(32).toString("base64")),
+    clock,
+    logger: silentLogger,
+  });
+  const leases = createSourceLeases(ports.leases, { owner: "this-process", clock });
+  // maxAgeMinutes 0: every account is due, as one is when its sync interval has passed.
+  const refresh = createAccountRefresher({
+    service,
+    listAccounts: (userId) => ports.accounts.list(userId),
+    maxAgeMinutes: 0,
+    now: () => clock.now(),
+    leases,
+  });
+  const { account } = await service.addAccount({
+    userId: user.id,
+    kind: "todoist",
+    label: "Todoist",
+    url: server.url,
+    username: null,
+    secret: TOKEN,
+  });
+  let finish = () => {};
+  const background = leases.exclusive(
+    sourceLeaseName.account(account.id),
+    () => new Promise<void>((resolve) => (finish = resolve)),
+  );
+  const before = server.requests.length;
+  const refreshing = refresh(user, new Date(clock.now().getTime() + 5_000));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  // The lease is re-entrant for its holder in the store; in one process the second sync still waits.
+  expect(server.requests.length).toBe(before);
+  finish();
+  expect((await background).ran).toBe(true);
+  expect(await refreshing).toEqual({ source: "accounts", status: "refreshed" });
+  expect(server.requests.length).toBe(before);
+});
