@@ -15,11 +15,18 @@ import { loadConfig } from "../../src/config/config.ts";
 import { fixedClock } from "../../src/core/clock.ts";
 import type { Account, Receipt, User } from "../../src/core/domain.ts";
 import { silentLogger } from "../../src/core/logger.ts";
-import { MODEL, modelClientFor, startModelServer } from "../core/fixture.ts";
+import { call, MODEL, modelClientFor, startModelServer } from "../core/fixture.ts";
 import { createTestDatabase, createTestUser, type TestDatabase } from "../helpers/database.ts";
 import type { OllamaTestServer, ScriptedToolCall } from "../servers/ollama-server.ts";
 import { type Radicale, radicaleMissing, startRadicale } from "../servers/radicale.ts";
-import { event, loopbackProvider, PASSWORD, USER } from "../sources/accounts/caldav/caldav-fixtures.ts";
+import {
+  event,
+  loopbackProvider,
+  PASSWORD,
+  USER,
+  unfold,
+} from "../sources/accounts/caldav/caldav-fixtures.ts";
+import { receiptOf } from "./receipt-of.ts";
 
 /** 08:00 on Thursday 3 December 2026 in Berlin. */
 const START = "2026-12-03T07:00:00Z";
@@ -27,13 +34,6 @@ const BERLIN = { timeZone: "Europe/Berlin" };
 const KEY = randomBytes(32).toString("base64");
 const LABEL = "Radicale";
 const PERSONAL = `${LABEL} · Personal`;
-
-const call = (name: string, args: Record<string, unknown> = {}): ScriptedToolCall => ({
-  name,
-  arguments: args,
-});
-/** iCalendar unfolded, for matching a property whatever line length the server folded it at. */
-const unfold = (text: string | undefined) => (text ?? "").replace(/\r\n[ \t]/g, "");
 
 /** An invitation as Thunderbird stores it: attendees, an alarm and its own X- property. */
 function invitation(uid: string, summary: string, start: string, end: string, extra: string[] = []): string {
@@ -436,7 +436,3 @@ describe.skipIf(radicaleMissing !== undefined)("CalDAV event writes against Radi
     expect(await radicale.get(USER, "calendar", "weekly.ics")).toEqual(onServer);
   });
 });
-
-function receiptOf(receipts: readonly Receipt[], tool: string) {
-  return receipts.find((entry) => entry.toolName === tool)?.result as Record<string, unknown> | undefined;
-}

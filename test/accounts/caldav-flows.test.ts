@@ -20,27 +20,28 @@ import type { Account, Receipt, User } from "../../src/core/domain.ts";
 import type { BriefingEvent } from "../../src/core/events.ts";
 import { silentLogger } from "../../src/core/logger.ts";
 import { taskQuery } from "../../src/core/tasks.ts";
-import { MODEL, modelClientFor, startModelServer } from "../core/fixture.ts";
+import { call, MODEL, modelClientFor, startModelServer } from "../core/fixture.ts";
 import { cliHarness } from "../helpers/cli.ts";
 import { writeConfigFile } from "../helpers/config-file.ts";
 import { createTestDatabase, createTestUser, type TestDatabase } from "../helpers/database.ts";
 import type { OllamaTestServer, ScriptedToolCall } from "../servers/ollama-server.ts";
 import { type Radicale, radicaleMissing, startRadicale } from "../servers/radicale.ts";
-import { event, loopbackProvider, PASSWORD, todo, USER } from "../sources/accounts/caldav/caldav-fixtures.ts";
+import {
+  event,
+  loopbackProvider,
+  PASSWORD,
+  todo,
+  USER,
+  unfold,
+} from "../sources/accounts/caldav/caldav-fixtures.ts";
 import { seedTasks } from "../sources/accounts/caldav/seed-tasks.ts";
+import { receiptOf } from "./receipt-of.ts";
 
 /** 08:00 on Thursday 3 December 2026 in Berlin. */
 const START = "2026-12-03T07:00:00Z";
 const BERLIN = { timeZone: "Europe/Berlin" };
 const KEY = randomBytes(32).toString("base64");
 const LABEL = "Radicale";
-
-const call = (name: string, args: Record<string, unknown> = {}): ScriptedToolCall => ({
-  name,
-  arguments: args,
-});
-/** iCalendar unfolded, for matching a property whatever line length the server folded it at. */
-const unfold = (text: string | undefined) => (text ?? "").replace(/\r\n[ \t]/g, "");
 
 describe.skipIf(radicaleMissing !== undefined)("CalDAV accounts end to end against Radicale", () => {
   let radicale: Radicale;
@@ -733,12 +734,6 @@ describe.skipIf(radicaleMissing !== undefined)("a 500-task CalDAV list end to en
     expect(dueCount(briefing.receipts)).toBe(dueByToday.length);
   }, 120_000);
 });
-
-function receiptOf(receipts: readonly Receipt[], tool: string, filter?: string) {
-  return receipts.find(
-    (entry) => entry.toolName === tool && (filter === undefined || entry.arguments.filter === filter),
-  )?.result as Record<string, unknown> | undefined;
-}
 
 /** How many tasks the briefing's overdue and due-today receipts counted. */
 function dueCount(receipts: readonly Receipt[]): number {

@@ -17,7 +17,7 @@ import { cliHarness } from "../helpers/cli.ts";
 import { writeConfigFile } from "../helpers/config-file.ts";
 import { createTestUser, describeEachDatabase } from "../helpers/database.ts";
 import { type Radicale, radicaleMissing, startRadicale } from "../servers/radicale.ts";
-import { todo } from "../sources/accounts/caldav/caldav-fixtures.ts";
+import { todo, unfold } from "../sources/accounts/caldav/caldav-fixtures.ts";
 
 const LOGIN = "ann";
 const PASSWORD = `pw-${randomBytes(6).toString("hex")}`;
@@ -27,7 +27,6 @@ const passwordFile = join(folder, "password");
 writeFileSync(passwordFile, `${PASSWORD}\n`);
 const clock = fixedClock("2026-12-03T07:00:00Z");
 /** iCalendar unfolded, for matching a property whatever line length the server folded it at. */
-const unfold = (text: string) => text.replace(/\r\n[ \t]/g, "");
 const missing = radicaleMissing !== undefined;
 
 describeEachDatabase("briefbot task for a user with a CalDAV account", (getDb) => {

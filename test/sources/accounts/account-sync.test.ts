@@ -27,7 +27,8 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-async function setup() {
+/** `maxAgeMinutes` 0: every account is due, as one is when its sync interval has passed. */
+async function setup(maxAgeMinutes = 15) {
   const tables = createMemoryTables({ now: () => clock.now() });
   const ports = createMemoryPorts(tables);
   const user = insertMemoryUser(tables, {
@@ -46,11 +47,11 @@ async function setup() {
   const refresh = createAccountRefresher({
     service,
     listAccounts: (userId) => ports.accounts.list(userId),
-    maxAgeMinutes: 15,
+    maxAgeMinutes,
     now: () => clock.now(),
     leases,
   });
-  return { ports, user, service, refresh };
+  return { ports, user, service, refresh, leases };
 }
 
 const soon = () => new Date(clock.now().getTime() + 2_000);
@@ -145,26 +146,7 @@ it("syncs from where the last sync left off, even when handed the account as it 
 });
 
 it("does not sync an account side by side with a sync of its own process, and waits for it", async () => {
-  const tables = createMemoryTables({ now: () => clock.now() });
-  const ports = createMemoryPorts(tables);
-  const user = insertMemoryUser(tables, { name: `u${randomBytes(3).toString("hex")}`, timeZone: "UTC" });
-  const service = createAccountService({
-    accounts: ports.accounts,
-    users: ports.users,
-    providers: providerRegistry([taskListProvider()]),
-    cipher: createSecretCipher(randomBytes(32).toString("base64")),
-    clock,
-    logger: silentLogger,
-  });
-  const leases = createSourceLeases(ports.leases, { owner: "this-process", clock });
-  // maxAgeMinutes 0: every account is due, as one is when its sync interval has passed.
-  const refresh = createAccountRefresher({
-    service,
-    listAccounts: (userId) => ports.accounts.list(userId),
-    maxAgeMinutes: 0,
-    now: () => clock.now(),
-    leases,
-  });
+  const { user, service, refresh, leases } = await setup(0);
   const { account } = await service.addAccount({
     userId: user.id,
     kind: "todoist",

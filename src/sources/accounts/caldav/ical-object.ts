@@ -21,6 +21,21 @@ export function stampChange(component: ICAL.Component, now: Date): void {
   component.updatePropertyWithValue("dtstamp", utc(now));
 }
 
+/** A new object holding one new `vtodo` or `vevent`, stamped as created now; both returned for filling in. */
+export function newObject(
+  kind: "vtodo" | "vevent",
+  uid: string,
+  now: Date,
+): { calendar: ICAL.Component; component: ICAL.Component } {
+  const calendar = newCalendar();
+  const component = new ICAL.Component(kind);
+  component.updatePropertyWithValue("uid", uid);
+  component.updatePropertyWithValue("dtstamp", utc(now));
+  component.updatePropertyWithValue("created", utc(now));
+  component.updatePropertyWithValue("last-modified", utc(now));
+  return { calendar, component };
+}
+
 /** A new calendar object as our writes start one. */
 export function newCalendar(): ICAL.Component {
   const calendar = new ICAL.Component("vcalendar");

@@ -14,7 +14,7 @@ import ICAL from "ical.js";
 import { DateTime } from "luxon";
 import type { EventChanges, EventDraft, EventTiming } from "../../../core/accounts/ports.ts";
 import { BriefbotError } from "../../../core/errors.ts";
-import { describeZone, newCalendar, parseObject, stampChange, utc } from "./ical-object.ts";
+import { describeZone, newObject, parseObject, stampChange, utc } from "./ical-object.ts";
 
 /** A stored event this edit cannot be made to (unreadable, no VEVENT, a recurring series). */
 export class UnwritableEventError extends BriefbotError<"unwritable_event"> {
@@ -55,12 +55,7 @@ export function editEvent(icsText: string, changes: EventChanges, now: Date): st
 }
 
 export function newEvent(draft: EventDraft, uid: string, now: Date): string {
-  const calendar = newCalendar();
-  const event = new ICAL.Component("vevent");
-  event.updatePropertyWithValue("uid", uid);
-  event.updatePropertyWithValue("dtstamp", utc(now));
-  event.updatePropertyWithValue("created", utc(now));
-  event.updatePropertyWithValue("last-modified", utc(now));
+  const { calendar, component: event } = newObject("vevent", uid, now);
   event.updatePropertyWithValue("summary", draft.title);
   if (draft.location) event.updatePropertyWithValue("location", draft.location);
   if (draft.description) event.updatePropertyWithValue("description", draft.description);

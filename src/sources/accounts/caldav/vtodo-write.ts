@@ -10,7 +10,7 @@ import type { TaskDraft, TaskWrite } from "../../../core/accounts/ports.ts";
 import { BriefbotError } from "../../../core/errors.ts";
 import { PRIORITY_VALUES, priorityOf } from "../../calendar/read-todo.ts";
 import { resolveTimeZoneName } from "../../calendar/resolve-time-zone.ts";
-import { describeZone, newCalendar, parseObject, stampChange, utc } from "./ical-object.ts";
+import { describeZone, newObject, parseObject, stampChange, utc } from "./ical-object.ts";
 
 /** A stored task this edit cannot be made to (unreadable, no VTODO, an impossible due time). */
 export class UnwritableTaskError extends BriefbotError<"unwritable_task"> {
@@ -117,12 +117,7 @@ function setDue(
 }
 
 export function newTodo(draft: TaskDraft, uid: string, now: Date): string {
-  const calendar = newCalendar();
-  const todo = new ICAL.Component("vtodo");
-  todo.updatePropertyWithValue("uid", uid);
-  todo.updatePropertyWithValue("dtstamp", utc(now));
-  todo.updatePropertyWithValue("created", utc(now));
-  todo.updatePropertyWithValue("last-modified", utc(now));
+  const { calendar, component: todo } = newObject("vtodo", uid, now);
   todo.updatePropertyWithValue("summary", draft.title);
   if (draft.notes) todo.updatePropertyWithValue("description", draft.notes);
   todo.updatePropertyWithValue("status", "NEEDS-ACTION");

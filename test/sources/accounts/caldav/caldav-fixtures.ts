@@ -82,3 +82,6 @@ export const DERIVE: DeriveOptions = {
 function lines(list: string[]): string {
   return `${list.join("\r\n")}\r\n`;
 }
+
+/** iCalendar unfolded, for matching a property whatever line length the server folded it at. */
+export const unfold = (text: string | undefined) => (text ?? "").replace(/\r\n[ \t]/g, "");

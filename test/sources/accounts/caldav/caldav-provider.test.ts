@@ -21,11 +21,11 @@ import {
   PASSWORD,
   todo,
   USER,
+  unfold,
 } from "./caldav-fixtures.ts";
 import { seedTasks } from "./seed-tasks.ts";
 
 /** iCalendar unfolded, for matching a property whatever line length the server folded it at. */
-const unfold = (text: string | undefined) => (text ?? "").replace(/\r\n[ \t]/g, "");
 
 // Radicale comes from the Debian package; .ci/run installs it. Without it these tests cannot mean anything.
 describe.skipIf(radicaleMissing !== undefined)("CalDAV provider against Radicale", () => {
