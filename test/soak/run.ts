@@ -78,7 +78,7 @@ const rows: Array<[string, (result: SoakResult) => string]> = [
         `${kind}: requests per quiet sync`,
         (r) =>
           r.accounts
-            ? `${r.accounts[kind].requestsPerQuietSync.join(", ") || "—"} (${r.accounts[kind].collections} collections)`
+            ? `${r.accounts[kind].requestsPerQuietSync.join(", ") || "—"} (${r.accounts[kind].collections} collection${r.accounts[kind].collections === 1 ? "" : "s"})`
             : "—",
       ],
       [

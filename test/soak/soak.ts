@@ -11,7 +11,7 @@
  * per (user, slot, date) at the platform server and in the database. Used by test/soak/soak.test.ts
  * (the short form, assertions) and test/soak/run.ts (`npm run soak`, the long form, figures).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
@@ -700,6 +700,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await Promise.allSettled([rig.close(), ollama.close(), accounts?.close()]);
     await postgresDb?.dispose().catch(() => undefined);
     if (process.env.SOAK_KEEP_LOGS) {
+      // A folder named but not made yet must not cost the run its figures (this runs in `finally`).
+      mkdirSync(process.env.SOAK_KEEP_LOGS, { recursive: true });
       for (const [index, run] of processes.entries())
         writeFileSync(
           join(process.env.SOAK_KEEP_LOGS, `${options.mode}-${index + 1}.log`),
