@@ -57,7 +57,7 @@ export async function runCaldavSyncBench(): Promise<BenchSection> {
     const five = await timed(() => provider.sync(connection, collectionAt(radicale, "big", state), mirror));
 
     const line = (label: string, run: { changes: CollectionChanges; ms: number }) =>
-      `${label}: ${run.ms.toFixed(0)} ms, ${run.changes.requests} requests, ${(run.changes.bytes / 1024).toFixed(1)} KiB received, ${run.changes.changed.length} objects fetched`;
+      `${label}: ${run.ms.toFixed(0)} ms, ${run.changes.requests} request${run.changes.requests === 1 ? "" : "s"}, ${(run.changes.bytes / 1024).toFixed(1)} KiB received, ${run.changes.changed.length} objects fetched`;
     return {
       title: `CalDAV sync, ${TASKS}-task list on Radicale (real server, loopback)`,
       lines: [
