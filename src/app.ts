@@ -50,7 +50,6 @@ import { startAccountSync } from "./sources/accounts/account-sync.ts";
 import { startCalendarSync } from "./sources/calendar/calendar-sync-loop.ts";
 import { startFeedSync } from "./sources/feeds/sync-feed.ts";
 import { startPeriodicSync } from "./sources/periodic-sync.ts";
-import { createSourceLeases } from "./sources/source-lease.ts";
 import { startWeatherSync } from "./sources/weather/get-weather.ts";
 
 /** What the running bot is built from; the `start` command (and `brief --deliver`) supply it. */
@@ -368,8 +367,9 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
     undo.push(() => databaseWatch.stop());
 
     const syncLogger = logger.child({ component: "sync" });
-    // Replicas on one database fetch each source once: the one that finds it being fetched skips it.
-    const sourceLeases = createSourceLeases(core.ports.leases, { owner, clock });
+    // Replicas on one database fetch each source once: the one that finds it being fetched skips it. The
+    // refresh before a briefing holds the same leases, so this process never fetches a source twice at once.
+    const sourceLeases = core.sourceLeases;
     const loops = [
       startCalendarSync({
         db,

@@ -20,7 +20,7 @@ import { createCaldavProvider } from "./sources/accounts/caldav/caldav-provider.
 import { createSecretCipher, NO_SECRET_KEY_TEXT } from "./sources/accounts/secret-cipher.ts";
 import { createTodoistProvider } from "./sources/accounts/todoist/todoist-provider.ts";
 import { createSourceRefresher, type SourceRefresherOptions } from "./sources/refresh-sources.ts";
-import { createSourceLeases } from "./sources/source-lease.ts";
+import { createSourceLeases, type SourceLeases } from "./sources/source-lease.ts";
 import { createOpenMeteoGeocoder } from "./sources/weather/geocoder.ts";
 
 export interface BuildCoreOptions<MODEL extends ModelClient = ModelRouter> {
@@ -39,13 +39,13 @@ export interface BuildCoreOptions<MODEL extends ModelClient = ModelRouter> {
 
 export function buildCore(
   options: BuildCoreOptions,
-): Core & { model: ModelRouter; ports: Ports; accounts: AccountService };
+): Core & { model: ModelRouter; ports: Ports; accounts: AccountService; sourceLeases: SourceLeases };
 export function buildCore<MODEL extends ModelClient>(
   options: BuildCoreOptions<MODEL> & { model: MODEL },
-): Core & { model: MODEL; ports: Ports; accounts: AccountService };
+): Core & { model: MODEL; ports: Ports; accounts: AccountService; sourceLeases: SourceLeases };
 export function buildCore(
   options: BuildCoreOptions<ModelClient>,
-): Core & { model: ModelClient; ports: Ports; accounts: AccountService } {
+): Core & { model: ModelClient; ports: Ports; accounts: AccountService; sourceLeases: SourceLeases } {
   const { db, config } = options;
   const sourceLeases = createSourceLeases(createLeases(db), { owner: options.owner, clock: options.clock });
   const accounts = buildAccountService({
@@ -99,7 +99,8 @@ export function buildCore(
       staleAfterMinutes: config.briefing.staleAfterMinutes,
     },
   });
-  return { ...core, model, ports, accounts };
+  // The background loops take the same leases: one process holds a source once, whichever path asks.
+  return { ...core, model, ports, accounts, sourceLeases };
 }
 
 /**
