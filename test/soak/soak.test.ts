@@ -53,13 +53,16 @@ describe("the real process for minutes, every mode at once", { timeout: 420_000 
       expect(accounts.briefings.correct).toBe(accounts.slots);
       expect(accounts.writeThroughs).toEqual({ asked: 2, onServer: 2, failures: [] });
       expect(accounts.secretsSeen).toEqual([]);
-      // Incremental at the wire: syncs with nothing changed happened, and one of each account's was one
-      // read-sync request per collection fetching no object. (Every quiet sync is held to that in the long
-      // form; two syncs of one account at once in one process break it there, see the README.)
-      for (const sync of [accounts.caldav, accounts.todoist]) {
-        expect(sync.quietSyncs).toBeGreaterThan(0);
-        expect(sync.requestsPerQuietSync).toContain(sync.collections);
+      // Incremental at the wire: every sync with nothing changed since the one before is one read-sync
+      // request per collection and fetches no object (the long form's rule too). How many quiet syncs a
+      // minute holds depends on where the 30 s sync lands between the other client's rounds, so only their
+      // sum over both accounts must be above 0.
+      const syncs = [accounts.caldav, accounts.todoist];
+      for (const sync of syncs) {
+        expect(sync.requestsPerQuietSync.filter((requests) => requests !== sync.collections)).toEqual([]);
+        expect(sync.objectsInQuietSyncs).toBe(0);
       }
+      expect(accounts.caldav.quietSyncs + accounts.todoist.quietSyncs).toBeGreaterThan(0);
       // Bounded: the process with the accounts stays where the soak without them did (244–250 MB).
       expect(result.peakRssMb).toBeLessThan(400);
     });
