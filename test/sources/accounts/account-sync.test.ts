@@ -4,7 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createAccountService, providerRegistry } from "../../../src/core/accounts/service.ts";
+import { type AccountService, createAccountService, providerRegistry } from "../../../src/core/accounts/service.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
 import { silentLogger } from "../../../src/core/logger.ts";
 import { createAccountRefresher } from "../../../src/sources/accounts/account-sync.ts";
@@ -54,19 +54,24 @@ async function setup(maxAgeMinutes = 15) {
   return { ports, user, service, refresh, leases };
 }
 
-const soon = () => new Date(clock.now().getTime() + 2_000);
-
-it("skips a user without accounts, syncs a stale one, and leaves a fresh one alone", async () => {
-  const { user, service, refresh, ports } = await setup();
-  expect(await refresh(user, soon())).toEqual({ source: "accounts", status: "skipped" });
-  await service.addAccount({
-    userId: user.id,
+/** The task-list test server as the user's Todoist-kind account. */
+function addTodoist(service: AccountService, userId: number) {
+  return service.addAccount({
+    userId,
     kind: "todoist",
     label: "Todoist",
     url: server.url,
     username: null,
     secret: TOKEN,
   });
+}
+
+const soon = () => new Date(clock.now().getTime() + 2_000);
+
+it("skips a user without accounts, syncs a stale one, and leaves a fresh one alone", async () => {
+  const { user, service, refresh, ports } = await setup();
+  expect(await refresh(user, soon())).toEqual({ source: "accounts", status: "skipped" });
+  await addTodoist(service, user.id);
   expect(await refresh(user, soon())).toEqual({ source: "accounts", status: "refreshed" });
   const before = server.requests.length;
   expect(await refresh(user, soon())).toEqual({ source: "accounts", status: "fresh" });
@@ -76,14 +81,7 @@ it("skips a user without accounts, syncs a stale one, and leaves a fresh one alo
 
 it("does not sync an account another process is syncing", async () => {
   const { user, service, refresh, ports } = await setup();
-  const { account } = await service.addAccount({
-    userId: user.id,
-    kind: "todoist",
-    label: "Todoist",
-    url: server.url,
-    username: null,
-    secret: TOKEN,
-  });
+  const { account } = await addTodoist(service, user.id);
   await ports.leases.acquire(sourceLeaseName.account(account.id), "other-process", 60_000, clock.now());
   const before = server.requests.length;
   // The holder never finishes here, so the refresh gives up at its deadline rather than fetch twice.
@@ -94,14 +92,7 @@ it("does not sync an account another process is syncing", async () => {
 
 it("says which account failed, without its secret, and keeps the mirror", async () => {
   const { user, service, refresh, ports } = await setup();
-  const { account } = await service.addAccount({
-    userId: user.id,
-    kind: "todoist",
-    label: "Todoist",
-    url: server.url,
-    username: null,
-    secret: TOKEN,
-  });
+  const { account } = await addTodoist(service, user.id);
   await service.syncAccount(account);
   clock.advance(20 * 60_000);
   server.failNext(500);
@@ -126,14 +117,7 @@ it("says which account failed, without its secret, and keeps the mirror", async 
 
 it("syncs from where the last sync left off, even when handed the account as it was listed before it", async () => {
   const { user, service, ports } = await setup();
-  await service.addAccount({
-    userId: user.id,
-    kind: "todoist",
-    label: "Todoist",
-    url: server.url,
-    username: null,
-    secret: TOKEN,
-  });
+  await addTodoist(service, user.id);
   const [listed] = await ports.accounts.list(user.id);
   if (!listed) throw new Error("test bug: no account listed");
   const first = await service.syncAccount(listed);
@@ -147,14 +131,7 @@ it("syncs from where the last sync left off, even when handed the account as it 
 
 it("does not sync an account side by side with a sync of its own process, and waits for it", async () => {
   const { user, service, refresh, leases } = await setup(0);
-  const { account } = await service.addAccount({
-    userId: user.id,
-    kind: "todoist",
-    label: "Todoist",
-    url: server.url,
-    username: null,
-    secret: TOKEN,
-  });
+  const { account } = await addTodoist(service, user.id);
   let finish = () => {};
   const background = leases.exclusive(
     sourceLeaseName.account(account.id),
