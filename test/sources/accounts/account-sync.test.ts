@@ -4,7 +4,11 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { type AccountService, createAccountService, providerRegistry } from "../../../src/core/accounts/service.ts";
+import {
+  type AccountService,
+  createAccountService,
+  providerRegistry,
+} from "../../../src/core/accounts/service.ts";
 import { fixedClock } from "../../../src/core/clock.ts";
 import { silentLogger } from "../../../src/core/logger.ts";
 import { createAccountRefresher } from "../../../src/sources/accounts/account-sync.ts";
