@@ -20,6 +20,23 @@ import type { Database } from "../client.ts";
 import { type AccountRow, accountObjects, accounts, events, tasks } from "../schema/index.ts";
 
 export function createAccounts(db: Database) {
+  /** The mirrored object a derived task or event came from, with its account; undefined for a local one. */
+  async function objectBehind(table: typeof tasks | typeof events, userId: number, id: number) {
+    const [row] = await db
+      .select({ object: accountObjects, account: accounts })
+      .from(table)
+      .innerJoin(accounts, eq(accounts.id, table.accountId))
+      .innerJoin(
+        accountObjects,
+        and(
+          eq(accountObjects.accountId, table.accountId),
+          eq(accountObjects.collectionId, table.accountCollectionId),
+          eq(accountObjects.remoteId, table.remoteId),
+        ),
+      )
+      .where(and(eq(table.userId, userId), eq(table.id, id), isNotNull(table.accountId)));
+    return row && mirrored(row);
+  }
   return {
     async create(account: NewAccount): Promise<Account> {
       const [row] = await db
@@ -108,38 +125,8 @@ export function createAccounts(db: Database) {
         .where(and(eq(accountObjects.accountId, accountId), eq(accountObjects.collectionId, collectionId)));
       return new Map(rows.map((row) => [row.remoteId, row.etag]));
     },
-    async objectOfTask(userId: number, taskId: number) {
-      const [row] = await db
-        .select({ object: accountObjects, account: accounts })
-        .from(tasks)
-        .innerJoin(accounts, eq(accounts.id, tasks.accountId))
-        .innerJoin(
-          accountObjects,
-          and(
-            eq(accountObjects.accountId, tasks.accountId),
-            eq(accountObjects.collectionId, tasks.accountCollectionId),
-            eq(accountObjects.remoteId, tasks.remoteId),
-          ),
-        )
-        .where(and(eq(tasks.userId, userId), eq(tasks.id, taskId), isNotNull(tasks.accountId)));
-      return row && mirrored(row);
-    },
-    async objectOfEvent(userId: number, eventId: number) {
-      const [row] = await db
-        .select({ object: accountObjects, account: accounts })
-        .from(events)
-        .innerJoin(accounts, eq(accounts.id, events.accountId))
-        .innerJoin(
-          accountObjects,
-          and(
-            eq(accountObjects.accountId, events.accountId),
-            eq(accountObjects.collectionId, events.accountCollectionId),
-            eq(accountObjects.remoteId, events.remoteId),
-          ),
-        )
-        .where(and(eq(events.userId, userId), eq(events.id, eventId), isNotNull(events.accountId)));
-      return row && mirrored(row);
-    },
+    objectOfTask: (userId: number, taskId: number) => objectBehind(tasks, userId, taskId),
+    objectOfEvent: (userId: number, eventId: number) => objectBehind(events, userId, eventId),
     async eventsOfObject(accountId: number, collectionId: string, remoteId: string): Promise<number[]> {
       const rows = await db
         .select({ id: events.id })
