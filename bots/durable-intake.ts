@@ -60,7 +60,10 @@ export interface DurableIntake {
   startRecovering(): Promise<void>;
   /** Stops the check and waits for a recovery under way. */
   stopRecovering(): Promise<void>;
-  /** Resolves when no update handed on here is being handled or waits to be marked handled. */
+  /**
+   * Resolves when no update handed on here is being handled, after one more try at recording the handled
+   * ones the database did not take.
+   */
   settled(): Promise<void>;
 }
 
@@ -120,7 +123,7 @@ export function createDurableIntake(options: DurableIntakeOptions): DurableIntak
           continue;
         }
         logger.info(
-          { updateId: orphan.updateId, from: orphan.claimedBy },
+          { updateId: orphan.updateId },
           `${label}: handling an update a stopped process left unhandled`,
         );
         void handle(orphan.updateId, orphan.payload);
@@ -156,6 +159,8 @@ export function createDurableIntake(options: DurableIntakeOptions): DurableIntak
     },
     async settled() {
       while (handling.size > 0) await Promise.allSettled([...handling]);
+      // A stopping process's last chance: unrecorded, the next holder would answer these a second time.
+      for (const updateId of [...unrecorded]) await record(updateId);
     },
   };
 }

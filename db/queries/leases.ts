@@ -60,9 +60,13 @@ function ownerIsGone(column: AnyPgColumn, at: Date): SQL {
   return sql`not exists (select 1 from ${leases} where ${leases.name} = 'process:' || ${column} and ${leases.expiresAt} > ${at.toISOString()}::timestamptz)`;
 }
 
-/** The owner column's process is gone: its lease lapsed, or (`everyOtherOwner`) it is not `owner`. */
+/**
+ * The owner column's process is gone: its lease lapsed, or (`everyOtherOwner`) it is not `owner`. Never
+ * `owner` itself: a process asking is alive, even one whose lease lapsed while it stalled — taking its own
+ * work back would do that work a second time beside the first.
+ */
 export function orphanedBy(column: AnyPgColumn, owner: string, at: Date, everyOtherOwner: boolean): SQL {
   return everyOtherOwner
     ? sql`${column} is distinct from ${owner}`
-    : sql`(${column} is null or ${ownerIsGone(column, at)})`;
+    : sql`(${column} is null or (${column} <> ${owner} and ${ownerIsGone(column, at)}))`;
 }

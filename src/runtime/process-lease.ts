@@ -37,11 +37,23 @@ export async function holdProcessLease(
   const ttlMs = options.ttlMs ?? PROCESS_LEASE_TTL_MS;
   const name = processLeaseName(owner);
   await leases.acquire(name, owner, ttlMs, options.clock.now());
+  let renewedAt = options.clock.now().getTime();
   let renewing: Promise<unknown> | undefined;
+  const renew = async () => {
+    const at = options.clock.now();
+    await leases.acquire(name, owner, ttlMs, at);
+    const gapMs = at.getTime() - renewedAt;
+    renewedAt = at.getTime();
+    // Nothing can undo it now; the operator should know why a briefing or an answer may have gone twice.
+    if (gapMs > ttlMs)
+      options.logger?.warn(
+        { stalledSeconds: Math.round(gapMs / 1000), leaseSeconds: ttlMs / 1000 },
+        "this process's lease lapsed while it stalled: another process may have taken over its work meanwhile",
+      );
+  };
   const timer = setInterval(() => {
     if (renewing) return;
-    renewing = leases
-      .acquire(name, owner, ttlMs, options.clock.now())
+    renewing = renew()
       .catch((error: unknown) =>
         options.logger?.warn({ error: errorMessage(error) }, "could not renew this process's lease"),
       )

@@ -35,6 +35,7 @@ let holdQuestions = true;
 const ANSWER = "Happy to help with that.";
 let briefbot: ReturnType<typeof realBriefbot>;
 let processes = 0;
+const started: RunningBot[] = [];
 
 beforeAll(async () => {
   database = await createTestDatabase("postgres");
@@ -75,8 +76,26 @@ async function startBot(): Promise<RunningBot> {
     TELEGRAM_API_ROOT: telegram.url,
   });
   await run.waitForStdout((stdout) => stdout.includes("  syncs      "), "the start-up summary");
+  started.push({ run, port });
   return { run, port };
 }
+
+/** Each process's log lines (warnings and errors), to tell a doubled answer's cause when one fails. */
+const processLogs = () =>
+  started
+    .map(({ run }, index) => {
+      const lines = run
+        .stdout()
+        .split("\n")
+        .filter((line) => line.startsWith("{"));
+      return `process ${index + 1}:\n${lines.join("\n")}${run.stderr()}`;
+    })
+    .join("\n");
+const textsIn = (chatId: number) =>
+  telegram
+    .chat(chatId)
+    .botMessages()
+    .map((post) => post.text);
 
 const telegramLine = (bot: RunningBot) => bot.run.stdout().match(/^ {2}telegram {3}.*$/m)?.[0] ?? "";
 
@@ -209,13 +228,13 @@ describe("two processes polling one Telegram token on one PostgreSQL", { timeout
   it("answered every update exactly once", () => {
     expect(sentUpdates).toHaveLength(10);
     for (const { chatId } of sentUpdates) {
-      const replies = telegram.chat(chatId).botMessages();
-      expect(replies, `chat ${chatId}`).toHaveLength(1);
-      expect(replies[0]?.text).toContain(String(chatId));
+      const replies = textsIn(chatId);
+      expect(replies, `chat ${chatId}\n${processLogs()}`).toHaveLength(1);
+      expect(replies[0]).toContain(String(chatId));
     }
     expect(questions).toHaveLength(9);
     for (const { chatId, question } of questions) {
-      expect(telegram.chat(chatId).botMessages(), `${question} in chat ${chatId}`).toHaveLength(1);
+      expect(textsIn(chatId), `${question} in chat ${chatId}\n${processLogs()}`).toHaveLength(1);
       expect(answersIn(chatId), `${question} in chat ${chatId}: the model's answer`).toHaveLength(1);
       expect(ollama.chatRequests().some((request) => questionIn(request) === question)).toBe(true);
     }

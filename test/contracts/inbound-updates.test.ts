@@ -81,6 +81,18 @@ describeEachStore("InboundUpdates", (world) => {
     expect(await updates().markHandled(source, "5", live, later(32_000))).toBe(true);
   });
 
+  it("never hands a process its own updates back, even when its lease lapsed while it stalled", async () => {
+    const source = fresh("telegram");
+    const stalled = fresh("stalled");
+    await leases().acquire(`process:${stalled}`, stalled, 20_000, at);
+    await updates().store(source, [update(1)], stalled, at);
+    // Still answering update 1 when its next check runs, 30 s on: a second answer would go beside the first.
+    expect(
+      await updates().reclaimOrphans(source, { owner: stalled, at: later(30_000), everyOtherOwner: false }),
+    ).toEqual([]);
+    expect(await updates().markHandled(source, "1", stalled, later(31_000))).toBe(true);
+  });
+
   it("on the embedded database takes every other owner's unhandled updates, live lease or not", async () => {
     const source = fresh("telegram");
     const earlier = fresh("earlier");

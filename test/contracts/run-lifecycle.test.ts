@@ -127,6 +127,10 @@ describeEachStore("the run lifecycle", (world) => {
     expect(await orphanIds(later(19))).not.toContain(run.id);
     expect(await orphanIds(later(21))).toContain(run.id);
     expect(await orphanIds(later(1), true)).toContain(run.id);
+    // Its own run is never an orphan to the owner itself, lease lapsed or not: it is still generating it.
+    expect(
+      (await queue.orphaned({ owner: "alive", at: later(21), everyOtherOwner: false })).map((o) => o.id),
+    ).not.toContain(run.id);
   });
 
   it("fails a claimed or generating run for its owner only, and skips only a generated one", async () => {
@@ -274,6 +278,8 @@ describeEachStore("the run lifecycle", (world) => {
     await lifecycle.beginAttempt(row.id, "a", at);
     expect(await lifecycle.failInterruptedSends("b", later(10), false)).toEqual([]);
     expect(await lifecycle.failInterruptedSends("a", later(10), true)).toEqual([]);
+    // Its own send is never interrupted to the sender itself, even after a stall past its lease.
+    expect(await lifecycle.failInterruptedSends("a", later(25), false)).toEqual([]);
     expect(await lifecycle.failInterruptedSends("b", later(25), false)).toEqual([run.id]);
     expect((await queue.deliveriesOf(run.id))[0]).toMatchObject({
       state: "failed",

@@ -195,6 +195,41 @@ describe("database rate-limit store under load [postgres]", () => {
     expect(await store.take([{ scope, intervalMs: 1 }])).toMatchObject({ ok: false, reason: "pause" });
   });
 
+  // Every waiter at PostgreSQL's lock holds a pooled connection: fourteen chats typing at once would take
+  // the whole pool (10), and the holder's own read under the lease — its heartbeat's too — would wait for
+  // a connection that never comes free. The store queues its own process's holders in front of the lock.
+  it("keeps one pooled connection at the lock however many of its requests wait for the lease", async () => {
+    const scope = `crowd:${process.pid}:${Date.now()}`;
+    const store = createSharedRateLimitStore(createRateBuckets(other.db, "postgres"));
+    const waitingAtTheLock = async () => {
+      const rows = (await testDb.open.db.execute(
+        sql`select count(*)::int as waiting from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())`,
+      )) as unknown as Array<{ waiting: number }>;
+      return rows[0]?.waiting ?? 0;
+    };
+    const first = await store.hold(scope, MINUTE);
+    const served: number[] = [];
+    const crowd = Array.from({ length: 14 }, async (_, index) => {
+      const release = await store.hold(scope, MINUTE);
+      // What a holder does under the lease: read the scope's pause, on the same pool.
+      await store.pausedFor(scope);
+      served.push(index);
+      await release();
+    });
+    // Time for the crowd to reach the lock, were it let through.
+    let waiting = 0;
+    for (let look = 0; look < 15 && waiting < 2; look += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      waiting = await waitingAtTheLock();
+    }
+    expect(waiting).toBeLessThanOrEqual(1);
+    // The pool is not dry: the holder's own reads still go through.
+    expect(await store.pausedFor(scope)).toBe(0);
+    await first();
+    await Promise.all(crowd);
+    expect(served).toHaveLength(14);
+  });
+
   // kill -9 of a replica mid-send: its connection closes, and the token must not stay leased.
   it("lets a send lease go the moment its holder's connection dies", async () => {
     const scope = `lease:${process.pid}:${Date.now()}`;

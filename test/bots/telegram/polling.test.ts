@@ -104,3 +104,38 @@ it("does not confirm a batch the store refused: it is fetched again and handled 
   expect(confirmedAtRefusal).toEqual([false, false]);
   expect(handled).toEqual(["kept"]);
 });
+
+it("records an answered update the database refused to mark handled before it stops, so no one answers it again", async () => {
+  const ports = createMemoryPorts();
+  await ports.leases.acquire(`process:${OWNER}`, OWNER, 60_000, new Date());
+  let refusals = 1;
+  const refusing: InboundUpdates = {
+    ...ports.inboundUpdates,
+    markHandled: async (...args) => {
+      if (refusals > 0) {
+        refusals -= 1;
+        throw new Error("connection reset");
+      }
+      return ports.inboundUpdates.markHandled(...args);
+    },
+  };
+  const { telegram: server, handled, poller } = await pollingBot(refusing);
+  const user = { id: 33, first_name: "Cy" };
+  server.addChat(user);
+  await poller.start();
+  const { updateId } = server.sendUserMessage(user, "answered");
+  await server.waitUntilProcessed(updateId, 15_000);
+  await poller.stop();
+  await poller.settled();
+  expect(handled).toEqual(["answered"]);
+  expect(refusals).toBe(0);
+  // This process gives its lease up as it stops: were the update still unrecorded, the next would take it.
+  await ports.leases.release(`process:${OWNER}`, OWNER);
+  expect(
+    await ports.inboundUpdates.reclaimOrphans(SOURCE, {
+      owner: "next",
+      at: new Date(),
+      everyOtherOwner: false,
+    }),
+  ).toEqual([]);
+});

@@ -38,7 +38,7 @@ export function createMemoryLeases(tables: MemoryTables): Leases {
 /**
  * Whether the process that `owner` names is gone at `at`: every process renews `process:<id>` while it
  * lives (src/runtime/process-lease.ts), and `everyOtherOwner` (the embedded database) counts any owner but
- * `self` as gone.
+ * `self` as gone. `self` is never gone, even with its lease lapsed: it is the one asking.
  */
 export function ownerIsGone(
   tables: MemoryTables,
@@ -49,6 +49,7 @@ export function ownerIsGone(
 ): boolean {
   if (everyOtherOwner) return owner !== self;
   if (owner === null) return true;
+  if (owner === self) return false;
   const lease = tables.leases.get(`process:${owner}`);
   return !(lease && lease.expiresAt > at);
 }
