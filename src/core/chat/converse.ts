@@ -31,7 +31,7 @@ import { chatSystemPrompt, correctionRequest, followUpSystemPrompt } from "./cha
 import { holdForConfirmation } from "./confirmations.ts";
 import { carriesOutsideText, receiptsOfMessages } from "./context-receipts.ts";
 import { groundedStream } from "./grounded-stream.ts";
-import { toChatMessages } from "./history.ts";
+import { toChatMessages, withoutUnansweredAttempt } from "./history.ts";
 import { plainAnswer } from "./plain-answer.ts";
 import { todayReceipts } from "./today-receipts.ts";
 import { offerUndo } from "./undo.ts";
@@ -133,12 +133,15 @@ async function converse(
     at: deps.clock.now(),
   });
   // Briefing prose tagged with a slot never enters chat history: a thread sees only its own run's briefing.
-  const history = (await ports.receipts.threadMessages(conversation.id, HISTORY_LIMIT)).filter(
-    (stored) => stored.metadata?.briefing_slot === undefined,
+  const { history, repeated } = withoutUnansweredAttempt(
+    (await ports.receipts.threadMessages(conversation.id, HISTORY_LIMIT)).filter(
+      (stored) => stored.metadata?.briefing_slot === undefined,
+    ),
+    message,
   );
   const owner = { userId: user.id, runId: null, conversationId: conversation.id };
   const log = messageLog(ports.receipts, owner, deps.timer);
-  await log.text("user", message, deps.clock.now());
+  if (!repeated) await log.text("user", message, deps.clock.now());
 
   // Filed as the calls run (concurrently); reported in call order, from the outcomes.
   const filed: PendingConfirmation[] = [];

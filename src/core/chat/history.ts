@@ -44,3 +44,22 @@ function modelContent(content: string): string {
     return content;
   }
 }
+
+/**
+ * The history without an unanswered attempt at `question` at its end — the question and the tool steps
+ * after it, with no reply — which is what a process stopped mid-answer leaves when the one taking the
+ * message over asks again. Kept, the question would be stored twice and shown to the model twice.
+ */
+export function withoutUnansweredAttempt(
+  history: readonly LoggedMessage[],
+  question: string,
+): { history: readonly LoggedMessage[]; repeated: boolean } {
+  const asked = history.findLastIndex((message) => message.role === "user");
+  const attempt = history.slice(asked + 1);
+  const unanswered = attempt.every(
+    (message) =>
+      message.role === "tool" || (message.role === "assistant" && (message.toolCalls?.length ?? 0) > 0),
+  );
+  if (asked < 0 || history[asked]?.content !== question || !unanswered) return { history, repeated: false };
+  return { history: history.slice(0, asked), repeated: true };
+}
