@@ -2,7 +2,7 @@
 import { sql } from "drizzle-orm";
 import type { DeliveryPlatform } from "../../src/core/domain.ts";
 import type { Database } from "../client.ts";
-import { type Delivery, deliveries } from "../schema/index.ts";
+import { deliveries } from "../schema/index.ts";
 
 export type { DeliveryPlatform };
 

@@ -140,13 +140,6 @@ export class EventInputError extends BriefbotError {
   }
 }
 
-interface ChatEventCommon {
-  title: string;
-  description?: string;
-  location?: string;
-  status?: "confirmed" | "tentative";
-}
-
 export async function createEvent(db: Database, userId: number, input: NewChatEvent): Promise<CalendarEvent> {
   const values: NewCalendarEvent = {
     userId,

@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gte, isNotNull, lt, sql } from "drizzle-orm";
 import type { TaskChanges, TaskFilter, TaskQuery } from "../../src/core/domain.ts";
 import { NotFoundError } from "../../src/core/errors.ts";
 import type { Database } from "../client.ts";
-import { type NewTask, type Task, type TaskPriority, tasks } from "../schema/index.ts";
+import { type NewTask, type Task, tasks } from "../schema/index.ts";
 
 export type { TaskChanges, TaskFilter, TaskQuery };
 

@@ -24,7 +24,6 @@ import {
   briefingModeEnum,
   platformEnum,
   projectStatusEnum,
-  type slotNameEnum,
   taskPriorityEnum,
   taskStatusEnum,
 } from "./enums.ts";

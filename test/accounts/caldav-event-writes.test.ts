@@ -13,7 +13,7 @@ import { createAccounts } from "../../db/stores/index.ts";
 import { buildCore } from "../../src/build-core.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { fixedClock } from "../../src/core/clock.ts";
-import type { Account, Receipt, User } from "../../src/core/domain.ts";
+import type { Account, User } from "../../src/core/domain.ts";
 import { silentLogger } from "../../src/core/logger.ts";
 import { call, MODEL, modelClientFor, startModelServer } from "../core/fixture.ts";
 import { createTestDatabase, createTestUser, type TestDatabase } from "../helpers/database.ts";

@@ -24,7 +24,7 @@ import { call, MODEL, modelClientFor, startModelServer } from "../core/fixture.t
 import { cliHarness } from "../helpers/cli.ts";
 import { writeConfigFile } from "../helpers/config-file.ts";
 import { createTestDatabase, createTestUser, type TestDatabase } from "../helpers/database.ts";
-import type { OllamaTestServer, ScriptedToolCall } from "../servers/ollama-server.ts";
+import type { OllamaTestServer } from "../servers/ollama-server.ts";
 import { type Radicale, radicaleMissing, startRadicale } from "../servers/radicale.ts";
 import {
   event,
