@@ -13,8 +13,19 @@
  * handled, or left to reclaim) and must only be acknowledged. What a dead process left unhandled — its
  * lease lapsed, or on the embedded database any earlier owner's — is taken over in one statement (of two
  * processes recovering the same orphan exactly one gets it) and handled as if just received.
+ *
+ * The handler tells its `UpdateProgress` what the platform accepted, as soon as it did: a placeholder
+ * ("thinking…", a streamed message), then the answer's messages. A taker of an update whose answer is out
+ * only marks it handled (what was still unsent of a many-piece answer is lost rather than doubled); one with
+ * only a placeholder is handled again, and its answer goes into that placeholder (`progress.placeholder`).
  */
-import { type Clock, errorMessage, type InboundUpdates, type Logger } from "../src/core/index.ts";
+import {
+  type Clock,
+  errorMessage,
+  type InboundProgress,
+  type InboundUpdates,
+  type Logger,
+} from "../src/core/index.ts";
 
 /** How often a process looks for updates a dead process left unhandled (also at every start). */
 export const RECOVER_EVERY_MS = 15_000;
@@ -40,7 +51,7 @@ export interface DurableIntakeOptions extends DurableUpdates {
   label: string;
   logger: Logger;
   /** Handles one update (fresh or taken over); whatever it throws goes to `onFailure`. */
-  handle: (payload: unknown, updateId: string) => Promise<void>;
+  handle: (payload: unknown, updateId: string, progress: UpdateProgress) => Promise<void>;
   /** Whether a taken-over payload is still a whole update; one that is not is only marked handled. */
   isUpdate: (payload: unknown, updateId: string) => boolean;
   onFailure: (error: unknown) => Promise<void> | void;
@@ -53,7 +64,11 @@ export interface DurableIntake {
    * Handles an accepted update and marks it handled — whatever the handler's outcome. Never rejects. `run`
    * handles it instead of the options' `handle` (Slack's fresh event carries its live ack).
    */
-  handle(updateId: string, payload: unknown, run?: () => Promise<void>): Promise<void>;
+  handle(
+    updateId: string,
+    payload: unknown,
+    run?: (progress: UpdateProgress) => Promise<void>,
+  ): Promise<void>;
   /** Takes over what dead processes left unhandled and hands it on, oldest first; forgets old handled ones. */
   recover(): Promise<void>;
   /** Recovers now and then every `recoverEveryMs` until `stopRecovering`. */
@@ -66,6 +81,27 @@ export interface DurableIntake {
    */
   settled(): Promise<void>;
 }
+
+/**
+ * What handling one update has shown the person so far, written to the database (claimer-checked) before
+ * the handler goes on, so the window for a second answer is only between the platform accepting a post and
+ * this write. A write that fails is logged and the answer goes on: at worst a taker answers again.
+ */
+export interface UpdateProgress {
+  /** A placeholder a stopped process left showing: the answer replaces it instead of posting a new one. */
+  readonly placeholder: string | undefined;
+  /** A placeholder the answer will replace is showing now. */
+  showing(placeholder: string): Promise<void>;
+  /** The platform accepted these messages of the answer: a taker will not answer again. */
+  posted(messageIds: readonly string[]): Promise<void>;
+}
+
+/** For an update kept nowhere (no durable intake): nothing to record, nothing handed over. */
+export const UNTRACKED: UpdateProgress = {
+  placeholder: undefined,
+  showing: async () => {},
+  posted: async () => {},
+};
 
 export function createDurableIntake(options: DurableIntakeOptions): DurableIntake {
   const { updates, source, owner, clock, logger, label } = options;
@@ -91,10 +127,44 @@ export function createDurableIntake(options: DurableIntakeOptions): DurableIntak
     }
   }
 
-  function handle(updateId: string, payload: unknown, run?: () => Promise<void>): Promise<void> {
+  function progressOf(updateId: string, earlier: InboundProgress | null): UpdateProgress {
+    let current: InboundProgress = earlier ?? { posted: [] };
+    let writing = Promise.resolve();
+    const write = (next: InboundProgress) => {
+      current = next;
+      writing = writing.then(async () => {
+        try {
+          if (!(await updates.recordProgress(source, updateId, owner, next)))
+            logger.warn(
+              { updateId },
+              `${label}: an update being answered here had been taken over by another process`,
+            );
+        } catch (error) {
+          logger.warn(
+            { updateId, error: errorMessage(error) },
+            `${label}: could not record what was posted for an update`,
+          );
+        }
+      });
+      return writing;
+    };
+    return {
+      placeholder: earlier?.placeholder,
+      showing: (placeholder) => write({ ...current, placeholder }),
+      posted: (messageIds) => write({ ...current, posted: [...new Set([...current.posted, ...messageIds])] }),
+    };
+  }
+
+  function handle(
+    updateId: string,
+    payload: unknown,
+    run?: (progress: UpdateProgress) => Promise<void>,
+    earlier: InboundProgress | null = null,
+  ): Promise<void> {
     const work = (async () => {
+      const progress = progressOf(updateId, earlier);
       try {
-        await (run ? run() : options.handle(payload, updateId));
+        await (run ? run(progress) : options.handle(payload, updateId, progress));
       } catch (error) {
         await options.onFailure(error);
       } finally {
@@ -122,11 +192,19 @@ export function createDurableIntake(options: DurableIntakeOptions): DurableIntak
           await record(orphan.updateId);
           continue;
         }
+        if ((orphan.progress?.posted.length ?? 0) > 0) {
+          logger.info(
+            { updateId: orphan.updateId },
+            `${label}: an update taken over was answered before the process stopped; marked handled, not answered again`,
+          );
+          await record(orphan.updateId);
+          continue;
+        }
         logger.info(
-          { updateId: orphan.updateId },
+          { updateId: orphan.updateId, placeholder: orphan.progress?.placeholder },
           `${label}: handling an update a stopped process left unhandled`,
         );
-        void handle(orphan.updateId, orphan.payload);
+        void handle(orphan.updateId, orphan.payload, undefined, orphan.progress);
       }
       if (now.getTime() - prunedAt >= PRUNE_EVERY_MS) {
         await updates.prune(source, new Date(now.getTime() - HANDLED_KEEP_MS));
@@ -144,7 +222,7 @@ export function createDurableIntake(options: DurableIntakeOptions): DurableIntak
 
   return {
     accept: (received) => updates.store(source, received, owner, clock.now()),
-    handle,
+    handle: (updateId, payload, run) => handle(updateId, payload, run),
     recover,
     async startRecovering() {
       clearInterval(recoverTimer);

@@ -4,6 +4,10 @@
  * answer goes is the core's call (`audienceOf`): in a shared channel an answer that read the person's data
  * reaches only them (ephemeral, or their DM), so nothing is posted for the channel before the core has said
  * the answer may be read there; the placeholder is then theirs alone.
+ *
+ * The placeholder's ts and each answer message are recorded with the update as Slack accepts them
+ * (`UpdateProgress`): a process taking the update over answers into that placeholder, or — the answer out
+ * already — not at all.
  */
 import type { webApi } from "@slack/bolt";
 import {
@@ -13,6 +17,7 @@ import {
   type SpaceKind,
   type ThreadRef,
 } from "../../src/core/index.ts";
+import type { UpdateProgress } from "../durable-intake.ts";
 import {
   confirmationMessage,
   MAX_BLOCKS_PER_MESSAGE,
@@ -41,6 +46,7 @@ export async function answer(
   deps: SlackHandlerDeps,
   client: webApi.WebClient,
   incoming: IncomingText,
+  progress: UpdateProgress,
 ): Promise<void> {
   const privately = new PrivateReplies(deps, client, {
     linked: incoming.linked,
@@ -50,7 +56,11 @@ export async function answer(
   });
   let placeholderTs: string | undefined;
   if (incoming.space === "shared") await privately.note(THINKING_TEXT);
-  else placeholderTs = await postMessage(client, incoming, { text: THINKING_TEXT });
+  else if (progress.placeholder !== undefined) placeholderTs = progress.placeholder;
+  else {
+    placeholderTs = await postMessage(client, incoming, { text: THINKING_TEXT });
+    await progress.showing(placeholderTs);
+  }
 
   let reply: ChatReply;
   try {
@@ -58,15 +68,15 @@ export async function answer(
   } catch (error) {
     deps.logger.error({ err: error, thread: incoming.thread.threadKey }, "slack: reply failed");
     // An apology reads nothing of anyone's: it goes where the question was asked.
-    await publish(client, incoming, placeholderTs, [{ text: SORRY, blocks: [] }]);
+    await publish(client, incoming, placeholderTs, [{ text: SORRY, blocks: [] }], progress);
     return;
   }
   const messages = replyMessages(reply, incoming.linked.user.timeZone);
   if (audienceOf(incoming.space, reply.personal) === "asker") {
-    for (const message of messages) await privately.post(message);
+    for (const message of messages) await progress.posted([await privately.post(message)]);
     return;
   }
-  await publish(client, incoming, placeholderTs, messages);
+  await publish(client, incoming, placeholderTs, messages, progress);
 }
 
 /** The answer's pages (the last carrying an Undo per change it made), then each change waiting for a Confirm. */
@@ -87,15 +97,17 @@ async function publish(
   incoming: IncomingText,
   placeholderTs: string | undefined,
   messages: readonly SlackMessage[],
+  progress: UpdateProgress,
 ): Promise<void> {
   let rest = messages;
   const [first] = messages;
   if (first && placeholderTs) {
     // Blocks always go along, even none: the placeholder's must not survive the edit.
     await client.chat.update({ channel: incoming.channel, ts: placeholderTs, ...first });
+    await progress.posted([placeholderTs]);
     rest = messages.slice(1);
   }
-  for (const message of rest) await postMessage(client, incoming, message);
+  for (const message of rest) await progress.posted([await postMessage(client, incoming, message)]);
 }
 
 async function postMessage(

@@ -9,7 +9,13 @@
  */
 import type { App } from "@slack/bolt";
 import type { Logger } from "../../src/core/index.ts";
-import { createDurableIntake, type DurableIntake, type DurableUpdates } from "../durable-intake.ts";
+import {
+  createDurableIntake,
+  type DurableIntake,
+  type DurableUpdates,
+  UNTRACKED,
+  type UpdateProgress,
+} from "../durable-intake.ts";
 
 type ReceiverEvent = Parameters<App["processEvent"]>[0];
 
@@ -22,6 +28,15 @@ export function slackDeliveryId(body: unknown): string | undefined {
   return undefined;
 }
 
+/** Where a listener finds its delivery's `UpdateProgress`: Bolt merges `customProperties` into `context`. */
+const PROGRESS = "inboundProgress";
+
+/** The progress of the delivery a listener handles (`context`); untracked without a durable intake. */
+export function progressOf(context: Readonly<Record<string, unknown>>): UpdateProgress {
+  const progress = context[PROGRESS] as Partial<UpdateProgress> | undefined;
+  return typeof progress?.posted === "function" ? (progress as UpdateProgress) : UNTRACKED;
+}
+
 /** Routes the app's incoming requests through the store; returns the intake, for recovery and `idle`. */
 export function keepSlackDeliveries(app: App, durable: DurableUpdates, logger: Logger): DurableIntake {
   const processEvent = app.processEvent.bind(app);
@@ -30,7 +45,12 @@ export function keepSlackDeliveries(app: App, durable: DurableUpdates, logger: L
     label: "slack",
     logger,
     // Taken over from a dead process: Slack had its ack long ago, so there is nothing left to ack.
-    handle: (payload) => processEvent({ body: payload as ReceiverEvent["body"], ack: async () => {} }),
+    handle: (payload, _updateId, progress) =>
+      processEvent({
+        body: payload as ReceiverEvent["body"],
+        ack: async () => {},
+        customProperties: { [PROGRESS]: progress },
+      }),
     isUpdate: (payload, updateId) => slackDeliveryId(payload) === updateId,
     onFailure: (error) => logger.error({ err: error }, "slack: handler failed"),
   });
@@ -48,7 +68,9 @@ export function keepSlackDeliveries(app: App, durable: DurableUpdates, logger: L
       await event.ack();
       return;
     }
-    await intake.handle(updateId, event.body, () => processEvent(event));
+    await intake.handle(updateId, event.body, (progress) =>
+      processEvent({ ...event, customProperties: { ...event.customProperties, [PROGRESS]: progress } }),
+    );
   };
   return intake;
 }

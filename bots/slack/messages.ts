@@ -7,9 +7,11 @@
  */
 import type { App, webApi } from "@slack/bolt";
 import { answersInBriefingThread, type LinkedAccount } from "../../src/core/index.ts";
+import type { UpdateProgress } from "../durable-intake.ts";
 import { findLinkedUser, refusalText } from "./access.ts";
 import { answer, type IncomingText } from "./conversation.ts";
 import type { SlackHandlerDeps } from "./handler-deps.ts";
+import { progressOf } from "./intake.ts";
 import { linkFromDirectMessage } from "./linking.ts";
 import { helpText } from "./settings.ts";
 import { briefingThreadOwner, spaceOf, tellWhoseBriefing } from "./spaces.ts";
@@ -41,13 +43,18 @@ export function registerMessages(app: App, deps: SlackHandlerDeps): void {
       const teamId = context.teamId;
       if (linking && (await linkFromDirectMessage({ ...deps, linking }, client, { ...message, teamId })))
         return;
-      await handleDirectMessage(deps, client, message);
+      await handleDirectMessage(deps, client, message, progressOf(context));
       return;
     }
     // A mention arrives twice (message + app_mention); the app_mention listener answers it.
     if (context.botUserId && message.text.includes(`<@${context.botUserId}>`)) return;
     if (message.threadTs)
-      await handleChannelThreadReply(deps, client, { ...message, threadTs: message.threadTs });
+      await handleChannelThreadReply(
+        deps,
+        client,
+        { ...message, threadTs: message.threadTs },
+        progressOf(context),
+      );
   });
 
   app.event("app_mention", async ({ event, client, context }) => {
@@ -75,7 +82,7 @@ export function registerMessages(app: App, deps: SlackHandlerDeps): void {
     }
     // A top-level mention is answered in a thread under it.
     const threadTs = message.threadTs ?? message.ts;
-    await answer(deps, client, inThread(deps, linked, message, threadTs, owner?.runId));
+    await answer(deps, client, inThread(deps, linked, message, threadTs, owner?.runId), progressOf(context));
   });
 }
 
@@ -83,6 +90,7 @@ async function handleDirectMessage(
   deps: SlackHandlerDeps,
   client: webApi.WebClient,
   message: UserMessage,
+  progress: UpdateProgress,
 ): Promise<void> {
   const linked = await findLinkedUser(deps, message.user, message.channel);
   if (!linked) {
@@ -91,22 +99,27 @@ async function handleDirectMessage(
   }
   if (message.threadTs) {
     const runId = await runOfThread(deps.platformState, linked.user.id, message.channel, message.threadTs);
-    await answer(deps, client, inThread(deps, linked, message, message.threadTs, runId));
+    await answer(deps, client, inThread(deps, linked, message, message.threadTs, runId), progress);
     return;
   }
   if (/^\s*help\s*$/i.test(message.text)) {
     await client.chat.postMessage({ channel: message.channel, text: helpText() });
     return;
   }
-  await answer(deps, client, {
-    linked,
-    channel: message.channel,
-    space: "direct",
-    threadTs: undefined,
-    writtenInThread: undefined,
-    thread: { platform: "slack", threadKey: directMessageKey(message.channel), runId: undefined },
-    text: message.text,
-  });
+  await answer(
+    deps,
+    client,
+    {
+      linked,
+      channel: message.channel,
+      space: "direct",
+      threadTs: undefined,
+      writtenInThread: undefined,
+      thread: { platform: "slack", threadKey: directMessageKey(message.channel), runId: undefined },
+      text: message.text,
+    },
+    progress,
+  );
 }
 
 /**
@@ -117,6 +130,7 @@ async function handleChannelThreadReply(
   deps: SlackHandlerDeps,
   client: webApi.WebClient,
   message: UserMessage & { threadTs: string },
+  progress: UpdateProgress,
 ): Promise<void> {
   const owner = await briefingThreadOwner(deps, message.channel, message.threadTs);
   if (!owner) return;
@@ -125,7 +139,7 @@ async function handleChannelThreadReply(
     await tellWhoseBriefing(client, message, owner);
     return;
   }
-  await answer(deps, client, inThread(deps, linked, message, message.threadTs, owner.runId));
+  await answer(deps, client, inThread(deps, linked, message, message.threadTs, owner.runId), progress);
 }
 
 /** An unlinked person is told, privately, how to link; nothing else. */

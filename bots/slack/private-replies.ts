@@ -32,17 +32,18 @@ export class PrivateReplies {
     private readonly target: PrivateTarget,
   ) {}
 
-  async post(message: SlackMessage | { text: string }): Promise<void> {
+  /** Posts `message` for the person alone; its ts (the ephemeral's or the DM's). */
+  async post(message: SlackMessage | { text: string }): Promise<string> {
     if (this.dm === undefined) {
       try {
-        await this.postEphemeral(message);
-        return;
+        return await this.postEphemeral(message);
       } catch (error) {
         if (!refusesEphemeral(error)) throw error;
         this.dm = await this.openDm();
       }
     }
-    await this.client.chat.postMessage({ channel: this.dm, ...message });
+    const posted = await this.client.chat.postMessage({ channel: this.dm, ...message });
+    return posted.ts ?? "";
   }
 
   /** A note such as "thinking…": shown if Slack takes it, never moved to the DM. */
@@ -51,14 +52,15 @@ export class PrivateReplies {
     await this.postEphemeral({ text }).catch(() => undefined);
   }
 
-  private async postEphemeral(message: SlackMessage | { text: string }): Promise<void> {
+  private async postEphemeral(message: SlackMessage | { text: string }): Promise<string> {
     const { channel, threadTs, linked } = this.target;
-    await this.client.chat.postEphemeral({
+    const posted = await this.client.chat.postEphemeral({
       channel,
       user: linked.identity.externalUserId,
       ...message,
       ...(threadTs ? { thread_ts: threadTs } : {}),
     });
+    return posted.message_ts ?? "";
   }
 
   private async openDm(): Promise<string> {

@@ -1,6 +1,10 @@
 /**
  * What the bot does with each update, once access is checked: commands, follow-ups, plain chat and
  * button presses. It translates between Telegram and the `Assistant`; the core decides everything else.
+ *
+ * An answer (and a /brief) records with its update what Telegram accepted, as it does (`progressOf`): the
+ * live message once sent, then each message of the answer. A process taking the update over streams into
+ * that live message, or — the answer out already — does not answer at all (bots/durable-intake.ts).
  */
 import { type Api, Composer, type Context, type Filter } from "grammy";
 import {
@@ -18,9 +22,11 @@ import {
   type SlotName,
   type ThreadRef,
 } from "../../src/core/index.ts";
+import type { UpdateProgress } from "../durable-intake.ts";
 import { italic, join, type Piece, splitText, text } from "./format.ts";
-import { LiveMessage, startTyping } from "./live.ts";
+import { LiveMessage, type LiveMessageOptions, startTyping } from "./live.ts";
 import { postBriefing, postPieces } from "./post.ts";
+import { progressOf } from "./progress.ts";
 import { morePagesKeyboard, receiptPages } from "./receipt-pages.ts";
 import { confirmationPiece, confirmKeyboard, helpPiece, parseButtonData, undoKeyboard } from "./render.ts";
 import { sendPiece } from "./send.ts";
@@ -82,7 +88,8 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
       return;
     }
     const typing = startTyping(ctx.api, chatId, logger);
-    const live = new LiveMessage(ctx.api, chatId, clock, logger);
+    const tracked = progressOf(ctx);
+    const live = new LiveMessage(ctx.api, chatId, clock, logger, liveOptions(tracked));
     const progress: string[] = [];
     try {
       const outcome = await assistant.brief(account.user.id, {
@@ -97,13 +104,19 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
       });
       await live.settle();
       typing.stop();
-      const ids = await postBriefing(ctx.api, chatId, outcome, { replace: live.messageId });
+      const ids = await postBriefing(ctx.api, chatId, outcome, {
+        replace: live.messageId,
+        onPosted: recordPosted(tracked),
+      });
       await link(account, chatId, outcome.runId, ids);
     } catch (error) {
       typing.stop();
       await live.settle();
       logger.error({ chatId, userId: account.user.id, error: errorMessage(error) }, "telegram /brief failed");
-      await postPieces(ctx.api, chatId, [text(SORRY)], { replace: live.messageId });
+      await postPieces(ctx.api, chatId, [text(SORRY)], {
+        replace: live.messageId,
+        onPosted: recordPosted(tracked),
+      });
     }
   });
 
@@ -120,7 +133,7 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
       return;
     }
     const thread = await threadOf(account, chatId, ctx.msg.reply_to_message?.message_id);
-    await answer(ctx.api, account, chatId, ctx.msg.message_id, ctx.msg.text, thread);
+    await answer(ctx.api, account, chatId, ctx.msg.message_id, ctx.msg.text, thread, progressOf(ctx));
   });
 
   composer.on("message", async (ctx) => {
@@ -187,12 +200,17 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
     messageId: number,
     question: string,
     thread: RunThread | undefined,
+    progress: UpdateProgress,
   ): Promise<void> {
     const ref: ThreadRef = thread
       ? { platform: "telegram", threadKey: thread.threadKey, runId: thread.runId }
       : { platform: "telegram", threadKey: directThreadKeyOf(chatId) };
     const typing = startTyping(api, chatId, logger);
-    const live = new LiveMessage(api, chatId, clock, logger, { replyTo: messageId });
+    const live = new LiveMessage(api, chatId, clock, logger, {
+      replyTo: messageId,
+      ...liveOptions(progress),
+    });
+    const onPosted = recordPosted(progress);
     let streamed = "";
     let reply: ChatReply;
     try {
@@ -206,7 +224,7 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
       typing.stop();
       await live.settle();
       logger.error({ chatId, userId: account.user.id, error: errorMessage(error) }, "telegram reply failed");
-      await postPieces(api, chatId, [text(SORRY)], { replace: live.messageId, replyTo: messageId });
+      await postPieces(api, chatId, [text(SORRY)], { replace: live.messageId, replyTo: messageId, onPosted });
       return;
     }
     await live.settle();
@@ -219,11 +237,12 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
       replace: live.messageId,
       replyTo: messageId,
       keyboard: undoKeyboard(reply.changes),
+      onPosted,
     });
     if (pieces.length === 0 && live.messageId !== undefined) {
       await api.deleteMessage(chatId, live.messageId).catch(() => undefined);
     }
-    ids.push(...(await askToConfirm(api, account, chatId, messageId, reply.pending)));
+    ids.push(...(await askToConfirm(api, account, chatId, messageId, reply.pending, onPosted)));
     if (thread) await link(account, chatId, thread.runId, ids, thread);
   }
 
@@ -234,6 +253,7 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
     chatId: number,
     replyTo: number,
     pending: readonly PendingConfirmation[],
+    onPosted?: (messageIds: number[]) => Promise<void>,
   ): Promise<number[]> {
     const ids: number[] = [];
     for (const entry of pending) {
@@ -243,6 +263,7 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
           keyboard: confirmKeyboard(entry.id),
         }),
       );
+      await onPosted?.(ids);
     }
     return ids;
   }
@@ -307,6 +328,20 @@ export function createHandlers(deps: HandlerDeps): Composer<BotContext> {
   }
 
   return composer;
+}
+
+/** A live message that shows in place of a taken-over update's earlier one, and records its own. */
+function liveOptions(progress: UpdateProgress): LiveMessageOptions {
+  const earlier = progress.placeholder === undefined ? undefined : Number(progress.placeholder);
+  return {
+    ...(earlier !== undefined && Number.isSafeInteger(earlier) ? { messageId: earlier } : {}),
+    onSent: (messageId) => progress.showing(String(messageId)),
+  };
+}
+
+/** Records the answer's messages Telegram accepted (`postPieces`' `onPosted`). */
+function recordPosted(progress: UpdateProgress): (messageIds: number[]) => Promise<void> {
+  return (messageIds) => progress.posted(messageIds.map(String));
 }
 
 const OUTCOME_LABELS: Record<"done" | "cancelled" | "expired" | "already-resolved" | "asked-again", string> =

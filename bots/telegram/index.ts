@@ -41,6 +41,7 @@ import { accessGate } from "./access.ts";
 import { type BotContext, createHandlers } from "./handlers.ts";
 import { linkingGate } from "./linking.ts";
 import { createPoller, type Poller, type UpdateKind } from "./polling.ts";
+import { handleTracked } from "./progress.ts";
 import { COMMANDS } from "./render.ts";
 import { failureReporter } from "./report-failure.ts";
 import { createTelegramSender } from "./sender.ts";
@@ -211,9 +212,9 @@ export function createTelegramBot(options: TelegramBotOptions): TelegramBot {
           ...options.durable,
           label: "telegram",
           logger,
-          handle: async (payload) => {
+          handle: async (payload, _updateId, progress) => {
             await bot.init();
-            await bot.handleUpdate(payload as Update);
+            await handleTracked(bot, payload as Update, progress);
           },
           isUpdate: (payload, updateId) => String((payload as Update | null)?.update_id) === updateId,
           onFailure: reportFailure,

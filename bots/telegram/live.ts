@@ -24,6 +24,10 @@ export function startTyping(api: Api, chatId: number, logger: Logger): { stop():
 export interface LiveMessageOptions {
   replyTo?: number | undefined;
   minIntervalMs?: number;
+  /** A message already showing (left by a process that stopped mid-answer): edited instead of a new one. */
+  messageId?: number | undefined;
+  /** Awaited once the message is sent, before the next edit (the update's progress records it). */
+  onSent?: (messageId: number) => Promise<void>;
 }
 
 /** A plain-text message kept up to date, edits throttled; every API call runs in order. */
@@ -43,6 +47,7 @@ export class LiveMessage {
     private readonly options: LiveMessageOptions = {},
   ) {
     this.minIntervalMs = options.minIntervalMs ?? 1_500;
+    this.messageId = options.messageId;
   }
 
   /** Shows `content` if the last edit is old enough; otherwise skips it (a later update or the final answer wins). */
@@ -63,6 +68,7 @@ export class LiveMessage {
               : {}),
           });
           this.messageId = message.message_id;
+          await this.options.onSent?.(message.message_id);
         } else {
           await this.api.editMessageText(this.chatId, this.messageId, next);
         }

@@ -21,6 +21,7 @@ import type { Bot, Context } from "grammy";
 import type { Update } from "grammy/types";
 import { errorMessage, type Logger, silentLogger } from "../../src/core/index.ts";
 import { createDurableIntake, type DurableUpdates } from "../durable-intake.ts";
+import { handleTracked } from "./progress.ts";
 import { failureReporter } from "./report-failure.ts";
 
 type RunnerBot = Parameters<typeof run<Update, unknown>>[0];
@@ -75,7 +76,7 @@ export function createPoller<C extends Context>(bot: Bot<C>, options: PollerOpti
         ...durable,
         label: "telegram",
         logger,
-        handle: (payload) => bot.handleUpdate(payload as Update),
+        handle: (payload, _updateId, progress) => handleTracked(bot, payload as Update, progress),
         isUpdate: (payload, updateId) => String((payload as Update | null)?.update_id) === updateId,
         onFailure: reportFailure,
       })

@@ -4,7 +4,7 @@
  * when two processes race for an orphan exactly one takes it.
  */
 import { and, eq, isNull, lt } from "drizzle-orm";
-import type { InboundUpdate } from "../../src/core/domain.ts";
+import type { InboundProgress, InboundUpdate } from "../../src/core/domain.ts";
 import type { Database } from "../client.ts";
 import { type InboundUpdateRow, inboundUpdates } from "../schema/index.ts";
 import { orphanedBy } from "./leases.ts";
@@ -27,6 +27,7 @@ const toUpdate = (row: InboundUpdateRow): InboundUpdate => ({
   receivedAt: row.receivedAt,
   claimedBy: row.claimedBy,
   handledAt: row.handledAt,
+  progress: row.progress,
 });
 
 /** Inserts the updates not stored yet, claimed by `owner`; the ids it inserted. */
@@ -67,6 +68,28 @@ export async function markInboundHandled(
   const rows = await db
     .update(inboundUpdates)
     .set({ handledAt: at, payload: null })
+    .where(
+      and(
+        eq(inboundUpdates.source, source),
+        eq(inboundUpdates.updateId, updateId),
+        eq(inboundUpdates.claimedBy, owner),
+        isNull(inboundUpdates.handledAt),
+      ),
+    )
+    .returning({ updateId: inboundUpdates.updateId });
+  return rows.length > 0;
+}
+
+export async function recordInboundProgress(
+  db: Database,
+  source: string,
+  updateId: string,
+  owner: string,
+  progress: InboundProgress,
+): Promise<boolean> {
+  const rows = await db
+    .update(inboundUpdates)
+    .set({ progress })
     .where(
       and(
         eq(inboundUpdates.source, source),

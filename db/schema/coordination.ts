@@ -3,6 +3,7 @@
  * platform limit is left (rate buckets), which fetched updates are still to handle, and questions a person must answer on whichever process they reach.
  */
 import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import type { InboundProgress } from "../../src/core/domain.ts";
 import { users } from "./users.ts";
 
 /**
@@ -64,6 +65,11 @@ export const inboundUpdates = pgTable(
     receivedAt: timestamp({ withTimezone: true }).notNull(),
     claimedBy: text().notNull(),
     handledAt: timestamp({ withTimezone: true }),
+    /**
+     * What the claimer had posted for it (a placeholder, the answer's message ids), written as soon as the
+     * platform accepted each: whoever takes it over edits that placeholder, or, answered, only marks it.
+     */
+    progress: jsonb().$type<InboundProgress>(),
   },
   (t) => [
     primaryKey({ columns: [t.source, t.updateId] }),

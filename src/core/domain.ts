@@ -565,6 +565,20 @@ export interface InboundUpdate {
   /** The process handling it. */
   claimedBy: string;
   handledAt: Date | null;
+  /** What its claimer had posted for it so far (null: nothing yet), for whoever takes it over. */
+  progress: InboundProgress | null;
+}
+
+/**
+ * What handling an inbound update has shown the person, kept so a process taking the update over neither
+ * answers a second time nor leaves a stray placeholder. Ids are the platform's (Telegram's message ids as
+ * digits, Slack's ts).
+ */
+export interface InboundProgress {
+  /** A message the answer goes into in place (Telegram's streamed message, Slack's "thinking…"). */
+  placeholder?: string;
+  /** Answer messages the platform accepted, first one first: any at all, and the update is answered. */
+  posted: string[];
 }
 
 // ---------------------------------------------------------------------------------------------------------

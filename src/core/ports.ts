@@ -23,6 +23,7 @@ import type {
   FeedItemQuery,
   FeedItemView,
   Identity,
+  InboundProgress,
   InboundUpdate,
   LinkedAccount,
   LoggedMessage,
@@ -443,9 +444,19 @@ export interface InboundUpdates {
   /** Unhandled and `owner`'s → handled (its payload dropped). False when not: reclaimed meanwhile, or done. */
   markHandled: (source: string, updateId: string, owner: string, at: Date) => Promise<boolean>;
   /**
+   * Unhandled and `owner`'s → keeps `progress` (replacing what was kept) for whoever takes it over next.
+   * False when not: reclaimed meanwhile, or done.
+   */
+  recordProgress: (
+    source: string,
+    updateId: string,
+    owner: string,
+    progress: InboundProgress,
+  ) => Promise<boolean>;
+  /**
    * Unhandled updates whose claimer's process is gone (no live lease, or — `everyOtherOwner`, the embedded
    * database — any claimer but `owner`) become `owner`'s, in one statement, so exactly one process takes
-   * each. Oldest first.
+   * each, with the progress their claimer recorded. Oldest first.
    */
   reclaimOrphans: (
     source: string,

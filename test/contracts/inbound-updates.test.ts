@@ -38,6 +38,7 @@ describeEachStore("InboundUpdates", (world) => {
     ]);
     expect(taken[0]?.receivedAt).toEqual(at);
     expect(taken[0]?.handledAt).toBeNull();
+    expect(taken[0]?.progress).toBeNull();
   });
 
   it("lets only the claimer mark an update handled, once", async () => {
@@ -53,6 +54,48 @@ describeEachStore("InboundUpdates", (world) => {
     ).toEqual([]);
     // And stored again (fetched once more), it is known: nobody handles it a second time.
     expect(await updates().store(source, [update(1)], "p2", later(4000))).toEqual([]);
+  });
+
+  it("keeps what the claimer posted, from the claimer only, and hands it to whoever takes the update over", async () => {
+    const source = fresh("slack:T0TEAM");
+    const dying = fresh("dying");
+    await updates().store(source, [update(1), update(2), update(3)], dying, at);
+    const thinking = { placeholder: "1717000000.000100", posted: [] };
+    expect(await updates().recordProgress(source, "1", dying, thinking)).toBe(true);
+    // Not its claimer: another process cannot write over what the claimer posted.
+    expect(await updates().recordProgress(source, "1", "p2", { posted: ["9"] })).toBe(false);
+    const answered = { placeholder: "41", posted: ["41", "42"] };
+    expect(await updates().recordProgress(source, "2", dying, { placeholder: "41", posted: [] })).toBe(true);
+    // The later record replaces the earlier one.
+    expect(await updates().recordProgress(source, "2", dying, answered)).toBe(true);
+    expect(await updates().recordProgress(source, "99", dying, answered)).toBe(false);
+    await updates().markHandled(source, "3", dying, later(1000));
+    // Handled, there is nothing left to hand over.
+    expect(await updates().recordProgress(source, "3", dying, answered)).toBe(false);
+
+    const taken = await updates().reclaimOrphans(source, {
+      owner: "p3",
+      at: later(2000),
+      everyOtherOwner: true,
+    });
+    expect(taken.map((row) => [row.updateId, row.progress])).toEqual([
+      ["1", thinking],
+      ["2", answered],
+    ]);
+    // Taken over, the update's progress is its new claimer's to write; the one that died can write no more.
+    expect(await updates().recordProgress(source, "1", dying, { posted: ["7"] })).toBe(false);
+    expect(
+      await updates().recordProgress(source, "1", "p3", { ...thinking, posted: ["1717000000.000100"] }),
+    ).toBe(true);
+    const again = await updates().reclaimOrphans(source, {
+      owner: "p4",
+      at: later(3000),
+      everyOtherOwner: true,
+    });
+    expect(again.find((row) => row.updateId === "1")?.progress).toEqual({
+      placeholder: "1717000000.000100",
+      posted: ["1717000000.000100"],
+    });
   });
 
   it("hands a gone process's unhandled updates to exactly one live process", async () => {

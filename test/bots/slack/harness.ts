@@ -52,6 +52,8 @@ export interface RunningSlackApp {
   assistant: Assistant;
   clock: ReturnType<typeof fixedClock>;
   url: string;
+  /** The process id its lease (`process:<owner>`) and its inbound updates name. */
+  owner: string;
   close(): Promise<void>;
 }
 
@@ -121,6 +123,7 @@ export async function startApp(
     assistant,
     clock,
     url: `${listening.url}${SLACK_EVENTS_PATH}`,
+    owner,
     async close() {
       await slackApp.stop();
       await listening.close();

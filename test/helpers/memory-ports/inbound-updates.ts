@@ -23,6 +23,7 @@ export function createMemoryInboundUpdates(tables: MemoryTables): InboundUpdates
           receivedAt: at,
           claimedBy: owner,
           handledAt: null,
+          progress: null,
         });
         stored.push(update.updateId);
       }
@@ -36,6 +37,12 @@ export function createMemoryInboundUpdates(tables: MemoryTables): InboundUpdates
       if (!row || row.claimedBy !== owner || row.handledAt !== null) return false;
       row.handledAt = at;
       row.payload = null;
+      return true;
+    },
+    async recordProgress(source, updateId, owner, progress) {
+      const row = tables.inboundUpdates.get(key(source, updateId));
+      if (!row || row.claimedBy !== owner || row.handledAt !== null) return false;
+      row.progress = structuredClone(progress);
       return true;
     },
     async reclaimOrphans(source, { owner, at, everyOtherOwner }) {

@@ -1,0 +1,1 @@
+ALTER TABLE "inbound_updates" ADD COLUMN "progress" jsonb;
