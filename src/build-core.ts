@@ -14,7 +14,7 @@ import { type Core, composeCore } from "./core/compose.ts";
 import type { Logger } from "./core/logger.ts";
 import type { ModelClient } from "./core/model.ts";
 import type { Ports } from "./core/ports.ts";
-import { createModelClient, type ModelRouter } from "./models/index.ts";
+import { createModelClient, estimatePromptTokens, type ModelRouter } from "./models/index.ts";
 import { createAccountRefresher } from "./sources/accounts/account-sync.ts";
 import { createCaldavProvider } from "./sources/accounts/caldav/caldav-provider.ts";
 import { createSecretCipher, NO_SECRET_KEY_TEXT } from "./sources/accounts/secret-cipher.ts";
@@ -88,6 +88,7 @@ export function buildCore(
     geocoder: createOpenMeteoGeocoder(options.fetch, config.openMeteo.geocodingUrl),
     owner: options.owner,
     accounts,
+    estimatePromptTokens,
     config: {
       receiptMaxAgeMinutes: config.briefing.receiptMaxAgeMinutes,
       retentionDays: config.briefing.retentionDays,
@@ -97,6 +98,10 @@ export function buildCore(
       chatDeadlineSeconds: config.briefing.chatDeadlineSeconds,
       undoMinutes: config.briefing.undoMinutes,
       staleAfterMinutes: config.briefing.staleAfterMinutes,
+      contextTokens: {
+        briefing: config.models.routes.briefing.numCtx,
+        interactive: config.models.routes.interactive.numCtx,
+      },
     },
   });
   // The background loops take the same leases: one process holds a source once, whichever path asks.

@@ -22,6 +22,7 @@ import type { ModelClient } from "./model.ts";
 import type { Ports } from "./ports.ts";
 import { createSettings, type Settings } from "./settings/index.ts";
 import { createDefaultToolRegistry } from "./tools/catalog.ts";
+import type { PromptEstimator } from "./tools/prompt-budget.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
 import { createUserDataService, type UserDataService } from "./user-data/service.ts";
 
@@ -48,6 +49,11 @@ export interface CoreOptions {
    * Undo) is written to the server first. Without it, account tasks are read-only mirrors like any row.
    */
   accounts?: AccountService | undefined;
+  /**
+   * The model layer's estimate of a prompt's tokens. With it, each request's long lists are cut to fit a
+   * share of the route's num_ctx (`config.contextTokens`); without it, only at their usual limits.
+   */
+  estimatePromptTokens?: PromptEstimator | undefined;
 }
 
 /** A run the scheduler claimed, to generate now. */
@@ -87,6 +93,7 @@ export function composeCore(options: CoreOptions): Core {
     logger: options.logger,
     timer: options.timer ?? (() => performance.now()),
     owner: options.owner ?? "briefbot",
+    estimatePromptTokens: options.estimatePromptTokens,
   };
   return {
     assistant: createAssistant(deps),

@@ -16,6 +16,11 @@ export interface AssistantConfig {
   undoMinutes: number;
   /** Minutes after a slot's time during which the scheduler still runs it late (as /settings reports). Default 90. */
   staleAfterMinutes: number;
+  /**
+   * The `num_ctx` each route's model runs with (the composition root copies the model routes'), which the
+   * prompt budget is a share of. Default 8192, the routes' own default.
+   */
+  contextTokens: { briefing: number; interactive: number };
 }
 
 export const DEFAULT_ASSISTANT_CONFIG: AssistantConfig = {
@@ -27,6 +32,7 @@ export const DEFAULT_ASSISTANT_CONFIG: AssistantConfig = {
   chatDeadlineSeconds: 180,
   undoMinutes: 24 * 60,
   staleAfterMinutes: 90,
+  contextTokens: { briefing: 8192, interactive: 8192 },
 };
 
 export function resolveConfig(config: Partial<AssistantConfig> | undefined): AssistantConfig {

@@ -5,6 +5,7 @@ import type { Ids } from "./ids.ts";
 import type { Logger } from "./logger.ts";
 import type { ModelClient } from "./model.ts";
 import type { Ports } from "./ports.ts";
+import type { PromptEstimator } from "./tools/prompt-budget.ts";
 import type { ToolRegistry } from "./tools/registry.ts";
 
 export interface CoreDeps {
@@ -20,4 +21,6 @@ export interface CoreDeps {
   timer: () => number;
   /** This process, as the owner of the runs it claims or creates (`BriefingRun.claimedBy`). */
   owner: string;
+  /** The model layer's prompt-size estimate: with it, every request is kept inside its prompt budget. */
+  estimatePromptTokens?: PromptEstimator | undefined;
 }

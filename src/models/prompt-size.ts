@@ -4,7 +4,10 @@ import type { ChatMessage, ToolSchema } from "../core/model.ts";
  * A tokenizer-free estimate of the prompt Ollama will render: about four characters per token over roles,
  * contents, tool calls and tool definitions. Good enough to notice a prompt cut in half.
  */
-export function estimatePromptTokens(messages: ChatMessage[], tools: ToolSchema[] | undefined): number {
+export function estimatePromptTokens(
+  messages: readonly ChatMessage[],
+  tools: readonly ToolSchema[] | undefined,
+): number {
   let chars = 0;
   for (const message of messages) {
     chars += message.role.length + message.content.length;

@@ -14,7 +14,7 @@ import type { Logger } from "../../src/core/logger.ts";
 import type { ModelClient } from "../../src/core/model.ts";
 import type { Ports, Sources } from "../../src/core/ports.ts";
 import type { ToolContext } from "../../src/core/tools/define-tool.ts";
-import { createModelClient } from "../../src/models/index.ts";
+import { createModelClient, estimatePromptTokens } from "../../src/models/index.ts";
 import {
   addFeed,
   createEvent,
@@ -95,6 +95,8 @@ export function testCore<MODEL extends ModelClient, CLOCK extends Clock = Return
     timer: options.timer,
     geocoder: options.geocoder,
     accounts: options.accounts,
+    // As the app builds it: every request kept inside its share of num_ctx.
+    estimatePromptTokens,
   });
   return { ...core, ports, model, clock, logger };
 }

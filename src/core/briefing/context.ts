@@ -11,6 +11,8 @@ import { type ChatMessage, type ChatResult, withPreferredModel } from "../model.
 import { briefingToolSet } from "../tools/allowlists.ts";
 import type { ToolContext } from "../tools/define-tool.ts";
 import { dispatchAll, type ToolOutcome } from "../tools/dispatch.ts";
+import type { ListCaps } from "../tools/model-view.ts";
+import { type PromptBudget, promptBudget } from "../tools/prompt-budget.ts";
 import type { ToolSet } from "../tools/registry.ts";
 import type { Step } from "../tools/tool-loop.ts";
 import { addTrace, type Trace } from "../trace.ts";
@@ -30,6 +32,8 @@ export interface RunContext {
   readonly emit: BriefingObserver;
   /** The run's overall deadline (`runDeadlineSeconds`): every model request gets what is left of it. */
   readonly budget: Budget;
+  /** The share of the briefing route's num_ctx every request must fit; undefined without an estimator. */
+  readonly promptBudget: PromptBudget | undefined;
 }
 
 export function runContext(
@@ -60,6 +64,9 @@ export function runContext(
     ),
     emit,
     budget: createBudget(deps.timer, deps.config.runDeadlineSeconds * 1000, `the ${slot} briefing`),
+    promptBudget: deps.estimatePromptTokens
+      ? promptBudget(deps.config.contextTokens.briefing, deps.estimatePromptTokens)
+      : undefined,
   };
 }
 
@@ -76,6 +83,8 @@ export interface Draft extends Carried {
   readonly messages: readonly ChatMessage[];
   readonly mode: "agentic" | "legacy";
   readonly reason: string | null;
+  /** How far each kind of list was shown to the model when it wrote the draft. */
+  readonly listCaps: ListCaps;
 }
 
 /** No usable prose from the model: the digest writes the briefing, with this note. */

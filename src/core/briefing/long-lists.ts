@@ -4,7 +4,7 @@
  * reads that sentence like any other ("and 46 more" is a count claim).
  */
 import type { Receipt } from "../domain.ts";
-import { MODEL_LIST_LIMITS } from "../tools/model-view.ts";
+import { type ListCaps, MODEL_LIST_LIMITS } from "../tools/model-view.ts";
 
 const LABELS: Record<string, string> = {
   due_today: "tasks due today",
@@ -17,14 +17,19 @@ const LABELS: Record<string, string> = {
   upcoming: "upcoming events",
 };
 
-export function remainderSentences(prose: string, receipts: readonly Receipt[]): string[] {
+/** `caps`: how far each kind of list was shown to the model (the prompt budget may have cut it short). */
+export function remainderSentences(
+  prose: string,
+  receipts: readonly Receipt[],
+  caps: ListCaps = MODEL_LIST_LIMITS,
+): string[] {
   const sentences: string[] = [];
   for (const receipt of receipts) {
     if (receipt.error || typeof receipt.result !== "object" || receipt.result === null) continue;
     const result = receipt.result as Record<string, unknown>;
     const key =
       receipt.toolName === "list_tasks" ? "tasks" : receipt.toolName === "list_events" ? "events" : "";
-    const limit = MODEL_LIST_LIMITS[key];
+    const limit = caps[key];
     const list = result[key];
     if (limit === undefined || !Array.isArray(list)) continue;
     const count = typeof result.count === "number" ? result.count : list.length;

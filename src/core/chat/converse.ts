@@ -24,6 +24,8 @@ import { type ChatMessage, ModelError, withPreferredModel } from "../model.ts";
 import { chatToolSet, readOnlyChatToolSet } from "../tools/allowlists.ts";
 import type { ToolContext } from "../tools/define-tool.ts";
 import type { ToolOutcome } from "../tools/dispatch.ts";
+import { withShown } from "../tools/model-view.ts";
+import { type PromptBudget, promptBudget } from "../tools/prompt-budget.ts";
 import { isStepCount, runToolLoop, type Step, type ToolLoopResult } from "../tools/tool-loop.ts";
 import { addTrace, EMPTY_TRACE, type Trace } from "../trace.ts";
 import { asksForChange } from "./change-request.ts";
@@ -181,6 +183,9 @@ async function converse(
   );
   const unrequested = frame.followUp && !asksForChange(message);
   const budget = createBudget(deps.timer, config.chatDeadlineSeconds * 1000, "the chat answer");
+  const prompt = deps.estimatePromptTokens
+    ? promptBudget(config.contextTokens.interactive, deps.estimatePromptTokens)
+    : undefined;
 
   let trace: Trace = today ? addTrace(EMPTY_TRACE, today.recorded) : EMPTY_TRACE;
   const outcomes: ToolOutcome[] = [];
@@ -201,6 +206,7 @@ async function converse(
       stopWhen: isStepCount(MAX_CHAT_TURNS),
       timer: deps.timer,
       budget,
+      promptBudget: prompt,
       onStep: record,
       confirmChanges: ({ steps }) =>
         outsideTextEarlier ||
@@ -220,15 +226,16 @@ async function converse(
     }
     const draft = loop.text || loop.lastProse || "";
     if (draft) {
+      // Lists the prompt budget shortened are read as the model was shown them ("and 37 more").
       const gate = await groundAnswer({
         draft,
-        receipts: [...earlier, ...trace.receipts],
+        receipts: withShown([...earlier, ...trace.receipts], loop.listCaps),
         subject: { text: "your answer", source: "this conversation" },
         options: gateOptions(user, deps.clock.now()),
         rewrite: async (description) => {
           const before = trace.receipts.length;
-          const text = await correct(deps, { loop, draft, description, context, budget, record });
-          return { text, receipts: trace.receipts.slice(before) };
+          const text = await correct(deps, { loop, draft, description, context, budget, prompt, record });
+          return { text, receipts: withShown(trace.receipts.slice(before), loop.listCaps) };
         },
       });
       grounding = gate.verdict;
@@ -278,6 +285,7 @@ async function correct(
     description: string;
     context: ToolContext;
     budget: Budget;
+    prompt: PromptBudget | undefined;
     record: (step: Step) => Promise<void>;
   },
 ): Promise<string | undefined> {
@@ -296,6 +304,8 @@ async function correct(
       stopWhen: isStepCount(MAX_CORRECTION_TURNS),
       timer: deps.timer,
       budget: turn.budget,
+      promptBudget: turn.prompt,
+      listCaps: turn.loop.listCaps,
       onStep: turn.record,
     });
     return correction.text ?? undefined;

@@ -1,7 +1,6 @@
 /** Stored messages back into model messages, keeping tool calls paired with their results. */
 import type { LoggedMessage } from "../domain.ts";
 import type { ChatMessage } from "../model.ts";
-import { modelView } from "../tools/model-view.ts";
 
 export function toChatMessages(stored: readonly LoggedMessage[]): ChatMessage[] {
   const result: ChatMessage[] = [];
@@ -25,7 +24,8 @@ export function toChatMessages(stored: readonly LoggedMessage[]): ChatMessage[] 
         continue;
       result.push({
         role: "tool",
-        content: modelContent(message.content),
+        // Whole, as stored: each request shows a long list only as far as its prompt budget allows.
+        content: message.content,
         tool_name: message.toolName ?? "unknown",
         ...(message.toolCallId ? { tool_call_id: message.toolCallId } : {}),
       });
@@ -33,18 +33,6 @@ export function toChatMessages(stored: readonly LoggedMessage[]): ChatMessage[] 
   }
   return result;
 }
-
-/** A stored receipt as the model is handed it: a long list shortened (the stored one keeps every item). */
-function modelContent(content: string): string {
-  try {
-    const parsed: unknown = JSON.parse(content);
-    const view = modelView(parsed);
-    return view === parsed ? content : JSON.stringify(view);
-  } catch {
-    return content;
-  }
-}
-
 /**
  * The history without an unanswered attempt at `question` at its end — the question and the tool steps
  * after it, with no reply — which is what a process stopped mid-answer leaves when the one taking the

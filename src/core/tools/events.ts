@@ -18,13 +18,13 @@ const RANGE_MEANING = { today: "today", tomorrow: "tomorrow", upcoming: "in the 
 export const listEventsTool = defineTool({
   name: "list_events",
   description:
-    "List the user's calendar events. range: today, tomorrow, or upcoming (from now, `days` ahead, default 7). " +
-    "Times are local. An empty list means the calendar has nothing in that range.",
+    "The user's calendar events, in local time. range: today, tomorrow, or upcoming (from now, `days` ahead, " +
+    "default 7). An empty list means nothing in that range.",
   readOnly: true,
   // Titles, places and descriptions of subscribed calendars are written by whoever sent the invitation.
   untrusted: (result) => listed(result, "events").some((event) => event.editable !== true),
   input: z.object({
-    range: z.enum(EVENT_RANGES).default("today").describe("Which days to list"),
+    range: z.enum(EVENT_RANGES).default("today"),
     days: z.coerce
       .number()
       .int()

@@ -7,8 +7,8 @@ import { staleSourcesNote } from "./freshness.ts";
 export const getRssItemsTool = defineTool({
   name: "get_rss_items",
   description:
-    "Recent headlines from the user's RSS/Atom subscriptions, newest first. Without a topic, items matching the " +
-    "interests in the user's profile come first. Only mention headlines that appear in the result.",
+    "Recent headlines from the user's feeds, newest first; without a topic, those matching the profile's " +
+    "interests first. Mention only headlines in the result.",
   readOnly: true,
   // Every headline and summary is written by whoever runs the feed.
   untrusted: (result) =>

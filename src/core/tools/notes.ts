@@ -7,7 +7,7 @@ import { searchQuery } from "./schemas.ts";
 
 export const listNotesTool = defineTool({
   name: "list_notes",
-  description: "List the user's most recent notes, optionally only those written in the last N days.",
+  description: "The user's most recent notes.",
   readOnly: true,
   input: z.object({
     recent_days: z.coerce

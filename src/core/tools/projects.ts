@@ -11,7 +11,7 @@ const MAX_PROJECTS = 15;
 
 export const listProjectsTool = defineTool({
   name: "list_projects",
-  description: "List the user's projects with their status and summary, optionally only one status.",
+  description: "The user's projects with their status and summary.",
   readOnly: true,
   input: z.object({ status: z.enum(PROJECT_STATUSES).optional().describe("Only projects with this status") }),
   async handler({ status }, context) {
@@ -29,7 +29,7 @@ export const listProjectsTool = defineTool({
 
 export const searchProjectsTool = defineTool({
   name: "search_projects",
-  description: "Find the user's projects whose name or summary contains the query (case-insensitive).",
+  description: "The user's projects whose name or summary contains the query (any case).",
   readOnly: true,
   input: z.object({ query: searchQuery.describe("Words to look for") }),
   async handler({ query }, context) {

@@ -58,9 +58,44 @@ export function createToolSet(registry: ToolRegistry, label: string, names: read
 
 /** The Ollama function shape; `io: "input"` so defaulted fields are optional, as the model may omit them. */
 export function toolSchema(tool: AnyTool): ToolSchema {
-  const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.input, {
-    io: "input",
-    unrepresentable: "any",
-  }) as Record<string, unknown>;
+  const parameters = ollamaKeywords(
+    z.toJSONSchema(tool.input, { io: "input", unrepresentable: "any" }),
+  ) as Record<string, unknown>;
   return { type: "function", function: { name: tool.name, description: tool.description, parameters } };
+}
+
+/**
+ * The JSON-schema keywords Ollama's `ToolFunctionParameters`/`ToolProperty` decode. Go drops every other
+ * one (`default`, `minimum`, `maxLength`, `$schema`…) before the template renders, so the model never sees
+ * them; sending them only costs the prompt budget's estimate. Bounds the model must know are in the
+ * descriptions ("How many items, 1-30"), and the zod schema still enforces them all.
+ */
+const OLLAMA_KEYWORDS = new Set([
+  "type",
+  "description",
+  "enum",
+  "items",
+  "properties",
+  "required",
+  "anyOf",
+  "$defs",
+]);
+
+function ollamaKeywords(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(ollamaKeywords);
+  if (typeof schema !== "object" || schema === null) return schema;
+  return Object.fromEntries(
+    Object.entries(schema).flatMap(([key, value]) => {
+      if (!OLLAMA_KEYWORDS.has(key)) return [];
+      // Under `properties` and `$defs` the keys are names, not keywords: each value is a schema.
+      if ((key === "properties" || key === "$defs") && typeof value === "object" && value !== null)
+        return [
+          [
+            key,
+            Object.fromEntries(Object.entries(value).map(([name, inner]) => [name, ollamaKeywords(inner)])),
+          ],
+        ];
+      return [[key, key === "enum" || key === "required" ? value : ollamaKeywords(value)]];
+    }),
+  );
 }

@@ -25,11 +25,11 @@ const FILTER_MEANING: Record<(typeof TASK_FILTERS)[number], string> = {
 export const listTasksTool = defineTool({
   name: "list_tasks",
   description:
-    "List the user's tasks. filter: due_today (open, due today), overdue (open, due before today), " +
-    "high_priority, open (all open), completed_recently (done since yesterday). An empty list means there are none.",
+    "The user's tasks. filter: due_today, overdue (due before today), high_priority, open (all open), " +
+    "completed_recently (done since yesterday). An empty list means none.",
   readOnly: true,
   input: z.object({
-    filter: z.enum(TASK_FILTERS).default("open").describe("Which tasks to list"),
+    filter: z.enum(TASK_FILTERS).default("open"),
   }),
   async handler({ filter }, context) {
     const query = taskQuery(filter, context.user.timeZone, context.clock.now(), STORED_TASKS);

@@ -19,7 +19,8 @@ import {
 import type { ToolContext } from "./define-tool.ts";
 import { dispatchTurn, resultContent, type ToolOutcome } from "./dispatch.ts";
 import { cleanModelReply } from "./limits.ts";
-import { modelView } from "./model-view.ts";
+import { type ListCaps, MODEL_LIST_LIMITS } from "./model-view.ts";
+import { fitPrompt, type PromptBudget } from "./prompt-budget.ts";
 import type { ToolSet } from "./registry.ts";
 
 /** One model request and what came of it. */
@@ -67,6 +68,10 @@ export interface ToolLoopOptions {
   confirmChanges?: (state: { readonly steps: readonly Step[] }) => boolean;
   /** The run's time budget: each request gets what is left, and none starts once it is spent. */
   budget?: Budget;
+  /** The prompt budget every request is cut to fit; without it lists are cut at the usual limits only. */
+  promptBudget?: PromptBudget | undefined;
+  /** The caps an earlier loop of the same run sent its lists at: a later request never shows more. */
+  listCaps?: ListCaps | undefined;
 }
 
 export interface ToolLoopResult {
@@ -77,6 +82,8 @@ export interface ToolLoopResult {
   readonly text: string | null;
   /** The last non-empty prose any step wrote, tool-calling steps included. */
   readonly lastProse: string | null;
+  /** The caps the last request's lists were shown at: what the model saw of each long list. */
+  readonly listCaps: ListCaps;
 }
 
 export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopResult> {
@@ -84,12 +91,16 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
   const schemas = options.tools?.schemas();
   const steps: Step[] = [];
   let messages: readonly ChatMessage[] = [...options.messages];
+  let listCaps = options.listCaps ?? MODEL_LIST_LIMITS;
   for (;;) {
+    // The conversation keeps every result whole; the request shows each long list only as far as fits.
+    const fitted = fitPrompt(messages, schemas, options.promptBudget, listCaps);
+    listCaps = fitted.caps;
     const reply = await chatOrModelError(
       options.model,
       {
         role: options.role,
-        messages: [...messages],
+        messages: fitted.messages,
         ...(schemas && schemas.length > 0 ? { tools: schemas } : {}),
         ...(options.onToken ? { onToken: options.onToken } : {}),
       },
@@ -118,6 +129,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
         messages,
         text: answered ? reply.content.trim() : null,
         lastProse: lastProse(steps),
+        listCaps,
       };
     }
   }
@@ -135,11 +147,11 @@ export function stepMessages(step: Pick<Step, "result" | "calls" | "outcomes">):
   ];
 }
 
+/** A result whole, as stored; each request shows a long list shortened (`fitPrompt`). */
 export function toolMessage(outcome: ToolOutcome): ChatMessage {
   return {
     role: "tool",
-    // The model gets a shortened view of a long list; the stored receipt keeps every item.
-    content: resultContent({ result: modelView(outcome.result) }),
+    content: resultContent(outcome),
     tool_name: outcome.name,
     ...(outcome.callId ? { tool_call_id: outcome.callId } : {}),
   };

@@ -9,8 +9,8 @@ const HOME_WORDS = new Set(["home", "here", "my location", "current", "local", "
 export const getWeatherTool = defineTool({
   name: "get_weather",
   description:
-    "Today's forecast (low/high °C, conditions, chance of rain), the current temperature and the next days, for " +
-    "the user's saved location. Reads the stored forecast; as_of says when it was fetched.",
+    "The stored forecast for the user's saved location: today's low/high °C, conditions and chance of rain, " +
+    "the temperature now, the next days. as_of: when it was fetched.",
   readOnly: true,
   input: z.object({
     location: z

@@ -8,6 +8,7 @@
 import { groundAnswer } from "../../grounding/gate.ts";
 import { gateOptions } from "../../grounding/options.ts";
 import { ModelError } from "../../model.ts";
+import { withShown } from "../../tools/model-view.ts";
 import { isStepCount, runToolLoop } from "../../tools/tool-loop.ts";
 import { addTrace } from "../../trace.ts";
 import type { Draft, Fallback, Produced, RunContext } from "../context.ts";
@@ -33,9 +34,10 @@ export async function ground(context: RunContext, written: Draft): Promise<Produ
       ? written.messages
       : [...written.messages, { role: "assistant" as const, content: written.draft }];
   let modelTime = 0;
+  // The gate reads each list the budget shortened as the model was shown it ("and 37 more" of 8 shown).
   const gate = await groundAnswer({
     draft: written.draft,
-    receipts: trace.receipts,
+    receipts: withShown(trace.receipts, written.listCaps),
     options: gateOptions(user, deps.clock.now(), context.localDate),
     rewrite: async (description) => {
       const before = deps.timer();
@@ -50,11 +52,16 @@ export async function ground(context: RunContext, written: Draft): Promise<Produ
           stopWhen: isStepCount(MAX_CORRECTION_TURNS),
           timer: deps.timer,
           budget: context.budget,
+          promptBudget: context.promptBudget,
+          listCaps: written.listCaps,
           onStep: async (step) => {
             trace = await recordStep(context, trace, step);
           },
         });
-        return { text: loop.text ?? undefined, receipts: trace.receipts.slice(receiptsBefore) };
+        return {
+          text: loop.text ?? undefined,
+          receipts: withShown(trace.receipts.slice(receiptsBefore), loop.listCaps),
+        };
       } catch (error) {
         if (!(error instanceof ModelError)) throw error;
         deps.logger.warn(
@@ -70,7 +77,7 @@ export async function ground(context: RunContext, written: Draft): Promise<Produ
   trace = addTrace(trace, { groundingMs: deps.timer() - startedAt - modelTime });
   if (gate.kind === "backed" || gate.kind === "draft") {
     // A list the model saw shortened is said to be longer than what the briefing names.
-    const remainder = remainderSentences(gate.text, trace.receipts);
+    const remainder = remainderSentences(gate.text, trace.receipts, written.listCaps);
     const text = remainder.length > 0 ? `${gate.text}\n\n${remainder.join(" ")}` : gate.text;
     const prose =
       gate.kind === "backed"

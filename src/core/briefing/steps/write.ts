@@ -4,6 +4,7 @@
  * gathers the remaining sections, then the model synthesises once. When the model fails or writes nothing,
  * the result is a fallback to the digest, carrying every receipt stored so far.
  */
+import { MODEL_LIST_LIMITS } from "../../tools/model-view.ts";
 import { chatOrModelError, isStepCount, runToolLoop } from "../../tools/tool-loop.ts";
 import type { Trace } from "../../trace.ts";
 import {
@@ -76,6 +77,7 @@ async function agentic(context: RunContext, seeded: Seeded, plan: Plan): Promise
       stopWhen: isStepCount(MAX_BRIEFING_TURNS),
       timer: deps.timer,
       budget: context.budget,
+      promptBudget: context.promptBudget,
       onStep: async (step) => {
         trace = await recordStep(context, trace, step);
       },
@@ -96,6 +98,7 @@ async function agentic(context: RunContext, seeded: Seeded, plan: Plan): Promise
       messages: loop.messages,
       mode: "agentic",
       reason,
+      listCaps: loop.listCaps,
       trace,
       changes: seeded.changes,
     };
@@ -128,6 +131,7 @@ async function legacy(context: RunContext, seeded: Seeded, plan: Plan): Promise<
       messages: [...messages, { role: "assistant", content: result.content }],
       mode: "legacy",
       reason: plan.reason,
+      listCaps: MODEL_LIST_LIMITS,
       trace,
       changes: seeded.changes,
     };
