@@ -2,9 +2,9 @@
  * The empty cluster a new embedded folder starts from, made once by `npm run build` instead of at every
  * first start. PGlite's own first start on a folder runs initdb in a second, in-memory PGlite, dumps that
  * cluster and unpacks the dump into the folder: seconds of CPU and a second copy of PostgreSQL in memory
- * (a peak near 750 MB on a new folder, against 250 MB when a dump is unpacked). The dump initdb makes is the
- * same on every machine but for its system identifier, so the build makes it here and a first start
- * unpacks it (`loadDataDir`), the step PGlite itself ends with.
+ * (the bot peaked at about 720 MB on a new folder; about 310 MB when it unpacks a dump). The dump initdb
+ * makes is the same on every machine but for its system identifier, so the build makes it here and a first
+ * start unpacks it (`loadDataDir`), the step PGlite itself ends with.
  *
  * The dump is named after the PGlite version that made it: a build next to another PGlite (an upgraded
  * node_modules) finds none and the start runs initdb as before.
