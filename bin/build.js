@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const dist = join(root, "dist");
@@ -38,7 +38,10 @@ export function buildState() {
   return newest !== undefined && newest > built.mtimeMs ? "stale" : "current";
 }
 
-/** Compiles with tsc and copies the migrations. Throws with tsc's output when compilation fails. */
+/**
+ * Compiles with tsc, copies the migrations and makes the empty cluster a new embedded folder starts from
+ * (db/embedded/cluster-template.ts). Throws with tsc's output when compilation fails.
+ */
 export function build() {
   const require = createRequire(import.meta.url);
   const tsc = join(dirname(require.resolve("typescript/package.json")), "bin", "tsc");
@@ -49,7 +52,26 @@ export function build() {
   if (result.status !== 0) throw new Error(`tsc failed:\n${result.stdout}${result.stderr}`);
   mkdirSync(join(dist, "db"), { recursive: true });
   cpSync(join(root, "db", "migrations"), join(dist, "db", "migrations"), { recursive: true });
+  writeClusterTemplate();
   writeFileSync(stamp, `${new Date().toISOString()}\n`);
+}
+
+/**
+ * initdb runs in a process of its own: PGlite's memory (hundreds of MB while it runs) must not stay with
+ * the process that builds, which is the bot itself when `briefbot start` finds the sources changed.
+ */
+function writeClusterTemplate() {
+  const folder = join(dist, "db");
+  for (const entry of readdirSync(folder))
+    if (/^pglite-.*-cluster\.tar\.gz$/.test(entry)) rmSync(join(folder, entry));
+  const module = pathToFileURL(join(folder, "embedded", "cluster-template.js")).href;
+  const script = `const { writeClusterTemplate } = await import(${JSON.stringify(module)}); await writeClusterTemplate(${JSON.stringify(folder)});`;
+  const result = spawnSync(process.execPath, ["--input-type=module", "--eval", script], {
+    cwd: root,
+    encoding: "utf8",
+  });
+  if (result.status !== 0)
+    throw new Error(`making the embedded cluster template failed:\n${result.stdout}${result.stderr}`);
 }
 
 /**

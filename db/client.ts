@@ -9,6 +9,7 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import { BriefbotError } from "../src/core/errors.ts";
+import { readClusterTemplate } from "./embedded/cluster-template.ts";
 import type { LockHolder, OwnerRole } from "./embedded/data-dir-lock.ts";
 import { openEmbedded } from "./embedded/open-embedded.ts";
 import type { WireServerLogger } from "./embedded/wire-server.ts";
@@ -82,7 +83,10 @@ export class SchemaBehindError extends BriefbotError {
   }
 }
 
-export const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), "migrations");
+/** This module's folder: db/ in the sources, dist/db/ in the build (which also holds the cluster template). */
+const builtFolder = dirname(fileURLToPath(import.meta.url));
+
+export const migrationsFolder = join(builtFolder, "migrations");
 
 /**
  * PGlite's default 128 MB of shared buffers are touched at start-up and stay resident; a personal
@@ -125,7 +129,9 @@ export async function openDatabase(config: DatabaseConfig): Promise<OpenDatabase
     createPGlite: async (dataDir) => {
       if (firstStart)
         config.onProgress?.(`creating a new embedded database in ${dataDir} (first start only)…`);
-      return createPGlite(dataDir);
+      // Asked again under the lock: another process may have created the cluster while this one waited.
+      const empty = !existsSync(join(dataDir, "PG_VERSION"));
+      return createPGlite(dataDir, empty ? readClusterTemplate(builtFolder) : undefined);
     },
   });
   if (access.kind === "client") {

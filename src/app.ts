@@ -39,18 +39,14 @@ import { watchDatabase } from "./runtime/database-watch.ts";
 import { watchModelEndpoints } from "./runtime/model-endpoints.ts";
 import { createPollingLease, pollingLeaseName } from "./runtime/polling-lease.ts";
 import { holdProcessLease, newOwnerId } from "./runtime/process-lease.ts";
-import { createSlackWithin, linkSlack } from "./runtime/slack-link.ts";
 import { StartError } from "./runtime/start-error.ts";
-import { linkTelegram, type PlatformLink } from "./runtime/telegram-link.ts";
+import type { PlatformLink } from "./runtime/telegram-link.ts";
 import { createScheduler } from "./scheduler/scheduler.ts";
 import { createHealthCheck } from "./server/health.ts";
 import { createHttpServer, type RouteHandler } from "./server/http-server.ts";
 import { createMetrics } from "./server/metrics.ts";
 import { startAccountSync } from "./sources/accounts/account-sync.ts";
-import { startCalendarSync } from "./sources/calendar/calendar-sync-loop.ts";
-import { startFeedSync } from "./sources/feeds/sync-feed.ts";
-import { startPeriodicSync } from "./sources/periodic-sync.ts";
-import { startWeatherSync } from "./sources/weather/get-weather.ts";
+import { type PeriodicSync, type SyncLogger, startPeriodicSync } from "./sources/periodic-sync.ts";
 
 /** What the running bot is built from; the `start` command (and `brief --deliver`) supply it. */
 export interface AppDeps {
@@ -162,9 +158,10 @@ export async function createPlatforms(
       })
     : undefined;
   const slackModule = config.slack ? await import("../bots/slack/index.ts") : undefined;
+  const slackLink = config.slack ? await import("./runtime/slack-link.ts") : undefined;
   const slack =
-    config.slack && slackModule
-      ? await createSlackWithin(
+    config.slack && slackModule && slackLink
+      ? await slackLink.createSlackWithin(
           slackModule.createSlackApp({
             config: config.slack,
             assistant,
@@ -277,6 +274,8 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
         logger: logger.child({ component: "lease" }),
       });
     if (platforms.telegram) {
+      // grammY's error classes come with it: loaded only when Telegram is configured.
+      const { linkTelegram } = await import("./runtime/telegram-link.ts");
       links.push(
         linkTelegram(platforms.telegram, {
           clock,
@@ -290,6 +289,7 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
       );
     }
     if (platforms.slack) {
+      const { linkSlack } = await import("./runtime/slack-link.ts");
       links.push(
         linkSlack(platforms.slack, {
           clock,
@@ -371,33 +371,39 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
     // refresh before a briefing holds the same leases, so this process never fetches a source twice at once.
     const sourceLeases = core.sourceLeases;
     const loops = [
-      startCalendarSync({
-        db,
-        fetch: deps.fetch,
-        clock,
-        network: config.sources,
-        intervalMs: config.sync.calendarMinutes * MINUTE,
-        logger: syncLogger,
-        leases: sourceLeases,
-      }),
-      startFeedSync({
-        db,
-        fetch: deps.fetch,
-        clock,
-        network: config.sources,
-        intervalMs: config.sync.feedMinutes * MINUTE,
-        logger: syncLogger,
-        leases: sourceLeases,
-      }),
-      startWeatherSync({
-        db,
-        fetch: deps.fetch,
-        clock,
-        forecastUrl: config.openMeteo.forecastUrl,
-        intervalMs: config.sync.weatherMinutes * MINUTE,
-        logger: syncLogger,
-        leases: sourceLeases,
-      }),
+      loadedLater(syncLogger, "calendar", async () =>
+        (await import("./sources/calendar/calendar-sync-loop.ts")).startCalendarSync({
+          db,
+          fetch: deps.fetch,
+          clock,
+          network: config.sources,
+          intervalMs: config.sync.calendarMinutes * MINUTE,
+          logger: syncLogger,
+          leases: sourceLeases,
+        }),
+      ),
+      loadedLater(syncLogger, "feed", async () =>
+        (await import("./sources/feeds/sync-feed.ts")).startFeedSync({
+          db,
+          fetch: deps.fetch,
+          clock,
+          network: config.sources,
+          intervalMs: config.sync.feedMinutes * MINUTE,
+          logger: syncLogger,
+          leases: sourceLeases,
+        }),
+      ),
+      loadedLater(syncLogger, "weather", async () =>
+        (await import("./sources/weather/get-weather.ts")).startWeatherSync({
+          db,
+          fetch: deps.fetch,
+          clock,
+          forecastUrl: config.openMeteo.forecastUrl,
+          intervalMs: config.sync.weatherMinutes * MINUTE,
+          logger: syncLogger,
+          leases: sourceLeases,
+        }),
+      ),
       startAccountSync({
         service: core.accounts,
         intervalMs: config.sync.calendarMinutes * MINUTE,
@@ -481,6 +487,25 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
     await rollback();
     throw error;
   }
+}
+
+/**
+ * A background sync whose module (the calendar and feed parsers, the weather client) is imported when the
+ * loop starts rather than with the app: `/healthz` answers without waiting for them, and the loop's first
+ * run starts as soon as they are in.
+ */
+function loadedLater(logger: SyncLogger, name: string, start: () => Promise<PeriodicSync>): PeriodicSync {
+  const loop = start().catch((error: unknown) => {
+    logger.warn(
+      { sync: name, error: error instanceof Error ? error.message : String(error) },
+      `${name} sync failed to load`,
+    );
+    return undefined;
+  });
+  return {
+    runNow: async () => (await loop)?.runNow(),
+    stop: async () => (await loop)?.stop(),
+  };
 }
 
 /** A token's short, stable name: scopes and leases say which bot they are for without holding the secret. */

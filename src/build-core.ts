@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import type { Database } from "../db/client.ts";
 import { createAccounts, createDbPorts, createLeases, createUsers } from "../db/stores/index.ts";
+import { lazyAccountProviders } from "./account-providers.ts";
 import type { Config } from "./config/config.ts";
 import type { AccountProvider } from "./core/accounts/ports.ts";
 import { type AccountService, createAccountService, providerRegistry } from "./core/accounts/service.ts";
@@ -16,10 +17,8 @@ import type { ModelClient } from "./core/model.ts";
 import type { Ports } from "./core/ports.ts";
 import { createModelClient, estimatePromptTokens, type ModelRouter } from "./models/index.ts";
 import { createAccountRefresher } from "./sources/accounts/account-sync.ts";
-import { createCaldavProvider } from "./sources/accounts/caldav/caldav-provider.ts";
 import { createSecretCipher, NO_SECRET_KEY_TEXT } from "./sources/accounts/secret-cipher.ts";
-import { createTodoistProvider } from "./sources/accounts/todoist/todoist-provider.ts";
-import { createSourceRefresher, type SourceRefresherOptions } from "./sources/refresh-sources.ts";
+import type { RefreshSources, SourceRefresherOptions } from "./sources/refresh-sources.ts";
 import { createSourceLeases, type SourceLeases } from "./sources/source-lease.ts";
 import { createOpenMeteoGeocoder } from "./sources/weather/geocoder.ts";
 
@@ -53,7 +52,7 @@ export function buildCore(
     config,
     clock: options.clock,
     logger: options.logger,
-    providers: options.providers ?? defaultProviders(config, options.clock),
+    ...(options.providers ? { providers: options.providers } : {}),
   });
   const ports = databasePorts(db, {
     fetch: options.fetch,
@@ -109,29 +108,27 @@ export function buildCore(
 }
 
 /**
- * The providers this build has. Their addresses (a CalDAV URL, a Todoist base URL) are users' input, so the
- * sources' network policy applies: public addresses only unless the operator opened more. CalDAV writes
- * stamp DTSTAMP and LAST-MODIFIED with the core's clock.
+ * The account service over the database, with the key from the configuration (or none). Without
+ * `providers`, the ones this build has, each loaded when an account of its kind is first met. Their
+ * addresses (a CalDAV URL, a Todoist base URL) are users' input, so the sources' network policy applies:
+ * public addresses only unless the operator opened more. CalDAV writes stamp DTSTAMP and LAST-MODIFIED with
+ * the core's clock.
  */
-function defaultProviders(config: Pick<Config, "sources">, clock: Clock): readonly AccountProvider[] {
-  return [
-    createCaldavProvider({ network: config.sources, now: () => clock.now() }),
-    createTodoistProvider({ network: config.sources }),
-  ];
-}
-
-/** The account service over the database, with the key from the configuration (or none). */
 export function buildAccountService(options: {
   db: Database;
   config: Pick<Config, "secretKey" | "sources">;
   clock: Clock;
   logger: Logger;
-  providers?: readonly AccountProvider[];
+  providers?: readonly AccountProvider[] | undefined;
 }): AccountService {
+  const store = createAccounts(options.db);
+  const lazy = options.providers
+    ? undefined
+    : lazyAccountProviders({ network: options.config.sources, clock: options.clock });
   return createAccountService({
-    accounts: createAccounts(options.db),
+    accounts: lazy ? lazy.loadingProviders(store) : store,
     users: createUsers(options.db),
-    providers: providerRegistry(options.providers ?? defaultProviders(options.config, options.clock)),
+    providers: providerRegistry(options.providers ?? lazy?.providers ?? []),
     cipher: options.config.secretKey ? createSecretCipher(options.config.secretKey) : undefined,
     clock: options.clock,
     logger: options.logger,
@@ -146,7 +143,14 @@ export function databasePorts(
 ): Ports {
   const stores = createDbPorts(db);
   const { accounts, ...rest } = refresh;
-  const sources = createSourceRefresher({ db, ...rest });
+  // Loaded at the first refresh: the calendar and feed parsers are not needed to start.
+  let refresher: Promise<RefreshSources> | undefined;
+  const sources: RefreshSources = async (user, deadline, onStart) => {
+    refresher ??= import("./sources/refresh-sources.ts").then(({ createSourceRefresher }) =>
+      createSourceRefresher({ db, ...rest }),
+    );
+    return (await refresher)(user, deadline, onStart);
+  };
   // The stores fit the core's ports structurally; this assignment is where the compiler checks it.
   const ports: Ports = {
     ...stores,
