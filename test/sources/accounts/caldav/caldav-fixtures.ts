@@ -4,6 +4,7 @@ import type {
   AccountConnection,
   DeriveOptions,
 } from "../../../../src/core/accounts/ports.ts";
+import type { Clock } from "../../../../src/core/clock.ts";
 import { createCaldavProvider } from "../../../../src/sources/accounts/caldav/caldav-provider.ts";
 import type { Radicale } from "../../../servers/radicale.ts";
 
@@ -14,9 +15,15 @@ export function connectionTo(radicale: Radicale): AccountConnection {
   return { url: `${radicale.url}/`, username: USER, secret: PASSWORD };
 }
 
-/** The test server is on loopback, which only an operator's allow_private_networks opens. */
-export function loopbackProvider() {
-  return createCaldavProvider({ network: { allowPrivateNetworks: true, allowHosts: [] } });
+/**
+ * The test server is on loopback, which only an operator's allow_private_networks opens. Writes stamp
+ * DTSTAMP with `clock` (the core's, in a test with a fixed one), else the system clock.
+ */
+export function loopbackProvider(clock?: Clock) {
+  return createCaldavProvider({
+    network: { allowPrivateNetworks: true, allowHosts: [] },
+    ...(clock ? { now: () => clock.now() } : {}),
+  });
 }
 
 export function collectionAt(
