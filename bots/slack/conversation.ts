@@ -9,7 +9,7 @@
  * (`UpdateProgress`): a process taking the update over answers into that placeholder, or — the answer out
  * already — not at all.
  */
-import type { webApi } from "@slack/bolt";
+import { webApi } from "@slack/bolt";
 import {
   audienceOf,
   type ChatReply,
@@ -102,12 +102,30 @@ async function publish(
   let rest = messages;
   const [first] = messages;
   if (first && placeholderTs) {
-    // Blocks always go along, even none: the placeholder's must not survive the edit.
-    await client.chat.update({ channel: incoming.channel, ts: placeholderTs, ...first });
-    await progress.posted([placeholderTs]);
+    await progress.posted([await replacePlaceholder(client, incoming, placeholderTs, first)]);
     rest = messages.slice(1);
   }
   for (const message of rest) await progress.posted([await postMessage(client, incoming, message)]);
+}
+
+/** Slack's answers to an edit of a message that is no longer there to edit (the person deleted it). */
+const PLACEHOLDER_GONE = new Set(["message_not_found", "cant_update_message", "edit_window_closed"]);
+
+/** The placeholder edited into `message`; posted anew when it is gone (a taken-over answer is never lost). */
+async function replacePlaceholder(
+  client: webApi.WebClient,
+  incoming: IncomingText,
+  placeholderTs: string,
+  message: SlackMessage,
+): Promise<string> {
+  try {
+    // Blocks always go along, even none: the placeholder's must not survive the edit.
+    await client.chat.update({ channel: incoming.channel, ts: placeholderTs, ...message });
+    return placeholderTs;
+  } catch (error) {
+    if (!(error instanceof webApi.WebAPIPlatformError && PLACEHOLDER_GONE.has(error.data.error))) throw error;
+    return postMessage(client, incoming, message);
+  }
 }
 
 async function postMessage(

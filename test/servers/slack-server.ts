@@ -206,6 +206,8 @@ export interface SlackServer {
   setAppUrl(url: string): void;
   /** The parent (ts) and its replies, oldest first. */
   thread(channel: string, ts: string): PostedMessage[];
+  /** A message deleted in the client by a person: gone for the bot too (chat.update answers message_not_found). */
+  removePost(channel: string, ts: string): void;
   callsTo(method: string): ApiCall[];
   /** The DM channel `conversations.open` hands out for a user. */
   dmChannelOf(user: string): string;
@@ -821,6 +823,10 @@ export async function startSlackServer(options: SlackServerOptions): Promise<Sla
     ephemerals,
     responses,
     files,
+    removePost(channel, ts) {
+      const index = posts.findIndex((post) => post.channel === channel && post.ts === ts);
+      if (index >= 0) posts.splice(index, 1);
+    },
     waitForFile: (match, timeoutMs = 10_000) =>
       waitFor(
         () => files.find((file) => file.completed && match(file)),

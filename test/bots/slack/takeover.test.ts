@@ -9,7 +9,7 @@ import { createLeases } from "../../../db/stores/index.ts";
 import { MODEL } from "../../core/fixture.ts";
 import { describeEachDatabase } from "../../helpers/database.ts";
 import { type OllamaTestServer, startOllamaServer } from "../../servers/ollama-server.ts";
-import { type SlackServer, startSlackServer } from "../../servers/slack-server.ts";
+import { type PostedMessage, type SlackServer, startSlackServer } from "../../servers/slack-server.ts";
 import {
   directMessage,
   linkedSlackUser,
@@ -25,22 +25,26 @@ describeEachDatabase("slack: an answer taken over from a stopped process", (getD
   let ollama: OllamaTestServer;
   let slack: SlackServer;
   const running: RunningSlackApp[] = [];
-  /** Lets the first process's model call end, once the test is over. */
-  let releaseFirst = () => {};
+  /** Let the first processes' model calls end, once the tests are over. */
+  const heldCalls: Array<() => void> = [];
 
   beforeAll(async () => {
-    // Two at once: the first process's question stays with the model while the second one's is answered.
-    ollama = await startOllamaServer({ models: { [MODEL]: {} }, parallel: 2 });
+    // Several at once: each first process's question stays with the model while the taker's is answered.
+    ollama = await startOllamaServer({ models: { [MODEL]: {} }, parallel: 3 });
     slack = await startSlackServer({ signingSecret: SIGNING_SECRET });
   });
   afterAll(async () => {
-    releaseFirst();
+    for (const release of heldCalls) release();
     for (const app of running) await app.close();
     await slack.close();
     await ollama.close();
   });
 
-  it("answers into the placeholder the stopped process left, and posts no second placeholder", async () => {
+  /**
+   * A first process posts its placeholder and asks the model, which holds the question; then it stops (its
+   * lease gone, as after a kill -9) and a second process over the same database takes the update over.
+   */
+  async function stopMidAnswer(options: { beforeTakeover?: (placeholder: PostedMessage) => void } = {}) {
     const db = getDb();
     const { slackId } = await linkedSlackUser(db);
     const channel = slack.dmChannelOf(slackId);
@@ -48,8 +52,9 @@ describeEachDatabase("slack: an answer taken over from a stopped process", (getD
     running.push(first);
     slack.setAppUrl(first.url);
     const held = new Promise<void>((resolve) => {
-      releaseFirst = resolve;
+      heldCalls.push(resolve);
     });
+    const asked = ollama.chatRequests(MODEL).length;
     ollama.script(MODEL, [
       { content: "The first process's answer, never shown.", waitFor: held },
       { content: ANSWER },
@@ -60,23 +65,42 @@ describeEachDatabase("slack: an answer taken over from a stopped process", (getD
       (post) => post.channel === channel && post.text === THINKING_TEXT,
     );
     // The model has the question: the placeholder was recorded before it was asked.
-    await vi.waitFor(() => expect(ollama.chatRequests(MODEL)).toHaveLength(1));
+    await vi.waitFor(() => expect(ollama.chatRequests(MODEL)).toHaveLength(asked + 1));
 
-    // The first process stops (its lease gone, as after a kill -9) with the model still answering.
     await createLeases(db).release(`process:${first.owner}`, first.owner);
+    options.beforeTakeover?.(placeholder);
     const second = await startApp(db, slack, ollama);
     running.push(second);
     await second.slackApp.start();
-    const answered = await slack.waitForEdit((post) => post.text === ANSWER);
+    return { channel, placeholder, second, asked };
+  }
+
+  const thinkingPostsIn = (channel: string) =>
+    slack
+      .callsTo("chat.postMessage")
+      .filter((call) => call.args.channel === channel && call.args.text === THINKING_TEXT);
+
+  it("answers into the placeholder the stopped process left, and posts no second placeholder", async () => {
+    const { channel, placeholder, second, asked } = await stopMidAnswer();
+    const answered = await slack.waitForEdit((post) => post.channel === channel && post.text === ANSWER);
     await second.slackApp.idle();
 
     expect(answered.ts).toBe(placeholder.ts);
     expect(answered.history.map((version) => version.text)).toEqual([THINKING_TEXT, ANSWER]);
-    const thinking = slack
-      .callsTo("chat.postMessage")
-      .filter((call) => call.args.channel === channel && call.args.text === THINKING_TEXT);
-    expect(thinking).toHaveLength(1);
+    expect(thinkingPostsIn(channel)).toHaveLength(1);
     expect(slack.posts.filter((post) => post.channel === channel)).toHaveLength(1);
-    expect(ollama.chatRequests(MODEL)).toHaveLength(2);
+    expect(ollama.chatRequests(MODEL)).toHaveLength(asked + 2);
+  });
+
+  it("posts the answer anew when the person deleted the placeholder the stopped process left", async () => {
+    const { channel, placeholder, second } = await stopMidAnswer({
+      beforeTakeover: (left) => slack.removePost(left.channel, left.ts),
+    });
+    const answered = await slack.waitForPost((post) => post.channel === channel && post.text === ANSWER);
+    await second.slackApp.idle();
+
+    expect(answered.ts).not.toBe(placeholder.ts);
+    expect(slack.posts.filter((post) => post.channel === channel).map((post) => post.text)).toEqual([ANSWER]);
+    expect(thinkingPostsIn(channel)).toHaveLength(1);
   });
 });
