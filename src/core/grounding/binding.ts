@@ -31,6 +31,12 @@ const COMPOUND = /(?<![\d:])\d{1,2}[:/-]\d{1,2}(?![\d:])/gu;
 const COUNTED =
   /^\s*(?:%|°|tasks?|events?|meetings?|items?|things?|more|others|of\s+them|degrees?|minutes?|hours?)\b/iu;
 
+/**
+ * A clock time as prose writes it ("14:30", "2.30pm", "2 pm"): its digits name no item, or "at 14:30" would
+ * bind to "Back-to-back meeting 14" and be checked against that meeting's times instead of the task's.
+ */
+const CLOCK_TIME = /(?<![\d:.])\d{1,2}(?::[0-5]\d(?::[0-5]\d)?(?![\d:])|(?:[.:][0-5]\d)?\s?[ap]\.?m\b)/giu;
+
 interface Token {
   stem: string;
   start: number;
@@ -38,21 +44,31 @@ interface Token {
 }
 
 function tokens(sentence: string): Token[] {
+  const clocks = [...sentence.matchAll(CLOCK_TIME)].map((match): [number, number] => [
+    match.index ?? 0,
+    (match.index ?? 0) + match[0].length,
+  ]);
+  const inClock = (start: number, end: number): boolean =>
+    clocks.some(([from, to]) => from <= start && end <= to);
   const words = [...sentence.matchAll(/[\p{L}\p{N}]+/gu)]
-    .filter(
-      (match) =>
-        !/^\d+$/u.test(match[0]) || !COUNTED.test(sentence.slice((match.index ?? 0) + match[0].length)),
-    )
+    .filter((match) => {
+      if (!/^\d+$/u.test(match[0])) return true;
+      const start = match.index ?? 0;
+      const end = start + match[0].length;
+      return !COUNTED.test(sentence.slice(end)) && !inClock(start, end);
+    })
     .map((match) => ({
       stem: stem(match[0].toLowerCase().replace(/['’]s$/u, "")),
       start: match.index ?? 0,
       end: (match.index ?? 0) + match[0].length,
     }));
-  const compounds = [...sentence.matchAll(COMPOUND)].map((match) => ({
-    stem: match[0],
-    start: match.index ?? 0,
-    end: (match.index ?? 0) + match[0].length,
-  }));
+  const compounds = [...sentence.matchAll(COMPOUND)]
+    .filter((match) => !inClock(match.index ?? 0, (match.index ?? 0) + match[0].length))
+    .map((match) => ({
+      stem: match[0],
+      start: match.index ?? 0,
+      end: (match.index ?? 0) + match[0].length,
+    }));
   return [...words, ...compounds];
 }
 

@@ -282,7 +282,7 @@ describeInMemory("briefings over the Ollama HTTP API", (getStore) => {
       const overdue = overdueSent(request);
       const first = (overdue?.tasks as Array<{ title: string }> | undefined)?.[0]?.title ?? "";
       const more = Number(overdue?.count) - Number(overdue?.shown);
-      return `Good morning! You have the Dentist at 09:00. "Renew passport" is due today. Overdue: "${first}", and ${more} more.`;
+      return `Good morning! You have the Dentist at 09:00. "Renew passport" is due today at 14:30. Overdue: "${first}", and ${more} more.`;
     };
     server.setModel("small-ctx-7b", { reply: oneCallPerTurn(WANTED, prose) });
     const routes = resolveModelRoutes(undefined, { ollamaHost: server.url, model: "small-ctx-7b" });
