@@ -112,6 +112,7 @@ function findMentions(sentence: string, facts: Facts): ItemMention[] {
     const lone = hits[0];
     if (hits.length === 1 && stems.length > 1 && lone && lone.stem.length < 4 && !/\d/.test(lone.stem))
       continue;
+    if (numberedOtherwise(item.title, sentence)) continue;
     found.push({
       item,
       start: Math.min(...hits.map((hit) => hit.start)),
@@ -132,6 +133,23 @@ function findMentions(sentence: string, facts: Facts): ItemMention[] {
       ),
   );
 }
+
+/**
+ * "Back-to-back meeting 3" said of a day of numbered meetings: a lone digit names nothing by itself, so every
+ * "meeting 1" to "meeting 9" would be bound and share their times. A title's numbered word said with
+ * another number ("meeting 3" for "Back-to-back meeting 7") is another item's name.
+ */
+function numberedOtherwise(title: string, sentence: string): boolean {
+  for (const [, word, number] of title.matchAll(NUMBERED)) {
+    if (!word || !number) continue;
+    const said = [...sentence.matchAll(new RegExp(`\\b${word}\\s+#?(\\d{1,4})\\b(?![:.]\\d)`, "giu"))];
+    if (said.length > 0 && said.every((match) => Number(match[1]) !== Number(number))) return true;
+  }
+  return false;
+}
+
+/** A word and the number that follows it in a title: "meeting 3", "Sprint 12", "Room #4". */
+const NUMBERED = /(\p{L}{2,})\s+#?(\d{1,4})\b(?![:.]\d)/gu;
 
 /** Clause boundaries: a semicolon, a dash, a colon, or a comma before a conjunction or a new subject. */
 const CLAUSE_BREAK =

@@ -50,5 +50,15 @@ describe("times on a day of numbered meetings", () => {
   it("checks a numbered meeting's time against that meeting", () => {
     expect(checked('"Back-to-back meeting 52" is at 14:30.')).toEqual([["time", "14:30", true]]);
     expect(checked('"Back-to-back meeting 3" is at 14:30.')).toEqual([["time", "14:30", false]]);
+    expect(checked('"Back-to-back meeting 3" is at 06:20.')).toEqual([["time", "06:20", true]]);
+  });
+
+  it("does not lend a numbered meeting the times of its numbered neighbours", () => {
+    // A lone digit names nothing alone: "meeting 3" bound "meeting 1" to "meeting 9", and 07:00 is meeting 7's.
+    expect(checked('"Back-to-back meeting 3" is at 07:00.')).toEqual([["time", "07:00", false]]);
+    expect(checked("Back-to-back meeting 3 runs until 06:50, and meeting 4 starts at 06:30.")).toEqual([
+      ["time", "06:50", true],
+      ["time", "06:30", true],
+    ]);
   });
 });
