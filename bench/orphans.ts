@@ -9,8 +9,10 @@
  * `OLLAMA_NUM_PARALLEL=4` would write it. Taking orphans back is the same in both; generating them again is
  * model throughput.
  *
- * SIMULATED: the model is the Ollama test server (150 ms to the first token, 2 ms per token, 4 at a time);
- * Telegram is its test server.
+ * SIMULATED: the model is the Ollama test server (500 ms to the first token, 2 ms per token, 4 at a time);
+ * Telegram is its test server. The latency is what leaves work for a kill to interrupt: since start-up
+ * takes under a second, at 150 ms a 2–8-s life wrote every briefing due before it was killed, and the last
+ * start had nothing to take back.
  */
 import { ensureBuilt } from "../bin/build.js";
 import { runKillLoop } from "../test/replicas/kill-loop.ts";
@@ -30,7 +32,7 @@ async function orphanFigures(briefingSlots: number | undefined): Promise<string[
     slots,
     killForMs: 200_000,
     lifeMs: [2000, 8000],
-    modelMs: 150,
+    modelMs: 500,
     briefingSlots,
     timeoutMs: 300_000,
   });
