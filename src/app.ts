@@ -370,38 +370,28 @@ export async function startApp(deps: AppDeps, options: StartOptions = {}): Promi
     // Replicas on one database fetch each source once: the one that finds it being fetched skips it. The
     // refresh before a briefing holds the same leases, so this process never fetches a source twice at once.
     const sourceLeases = core.sourceLeases;
+    // What every source loop shares: where it stores, how it fetches, whose leases it takes.
+    const sync = { db, fetch: deps.fetch, clock, logger: syncLogger, leases: sourceLeases };
     const loops = [
       loadedLater(syncLogger, "calendar", async () =>
         (await import("./sources/calendar/calendar-sync-loop.ts")).startCalendarSync({
-          db,
-          fetch: deps.fetch,
-          clock,
+          ...sync,
           network: config.sources,
           intervalMs: config.sync.calendarMinutes * MINUTE,
-          logger: syncLogger,
-          leases: sourceLeases,
         }),
       ),
       loadedLater(syncLogger, "feed", async () =>
         (await import("./sources/feeds/sync-feed.ts")).startFeedSync({
-          db,
-          fetch: deps.fetch,
-          clock,
+          ...sync,
           network: config.sources,
           intervalMs: config.sync.feedMinutes * MINUTE,
-          logger: syncLogger,
-          leases: sourceLeases,
         }),
       ),
       loadedLater(syncLogger, "weather", async () =>
         (await import("./sources/weather/get-weather.ts")).startWeatherSync({
-          db,
-          fetch: deps.fetch,
-          clock,
+          ...sync,
           forecastUrl: config.openMeteo.forecastUrl,
           intervalMs: config.sync.weatherMinutes * MINUTE,
-          logger: syncLogger,
-          leases: sourceLeases,
         }),
       ),
       startAccountSync({

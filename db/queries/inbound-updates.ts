@@ -58,43 +58,40 @@ export async function storeInboundUpdates(
     .map((row) => row.updateId);
 }
 
-export async function markInboundHandled(
+export function markInboundHandled(
   db: Database,
   source: string,
   updateId: string,
   owner: string,
   at: Date,
 ): Promise<boolean> {
-  const rows = await db
-    .update(inboundUpdates)
-    .set({ handledAt: at, payload: null })
-    .where(
-      and(
-        eq(inboundUpdates.source, source),
-        eq(inboundUpdates.updateId, updateId),
-        eq(inboundUpdates.claimedBy, owner),
-        isNull(inboundUpdates.handledAt),
-      ),
-    )
-    .returning({ updateId: inboundUpdates.updateId });
-  return rows.length > 0;
+  return changeUnhandled(db, { source, updateId, owner }, { handledAt: at, payload: null });
 }
 
-export async function recordInboundProgress(
+export function recordInboundProgress(
   db: Database,
   source: string,
   updateId: string,
   owner: string,
   progress: InboundProgress,
 ): Promise<boolean> {
+  return changeUnhandled(db, { source, updateId, owner }, { progress });
+}
+
+/** Changes an unhandled update for its claimer only: false when it is handled, or no longer `owner`'s. */
+async function changeUnhandled(
+  db: Database,
+  update: { source: string; updateId: string; owner: string },
+  changes: Partial<Pick<InboundUpdateRow, "handledAt" | "payload" | "progress">>,
+): Promise<boolean> {
   const rows = await db
     .update(inboundUpdates)
-    .set({ progress })
+    .set(changes)
     .where(
       and(
-        eq(inboundUpdates.source, source),
-        eq(inboundUpdates.updateId, updateId),
-        eq(inboundUpdates.claimedBy, owner),
+        eq(inboundUpdates.source, update.source),
+        eq(inboundUpdates.updateId, update.updateId),
+        eq(inboundUpdates.claimedBy, update.owner),
         isNull(inboundUpdates.handledAt),
       ),
     )
