@@ -12,7 +12,7 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-// Each test spawns real processes (PGlite initdb on the first start): slow on a loaded two-core machine.
+// Each test spawns real processes (a new PGlite folder on the first start): slow on a loaded two-core machine.
 describe("briefbot start", { timeout: 240_000 }, () => {
   it("starts on embedded PGlite with no configuration, says what runs, and stops cleanly on SIGINT", async () => {
     const bot = briefbot.run(["start"], { PORT: String(await freePort()), OLLAMA_HOST: "127.0.0.1:9" });
