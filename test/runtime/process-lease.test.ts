@@ -7,19 +7,10 @@
 import { expect, it } from "vitest";
 import { fixedClock } from "../../src/core/clock.ts";
 import { holdProcessLease, processLeaseName } from "../../src/runtime/process-lease.ts";
+import { recordingLogger } from "../core/fixture.ts";
 import { createMemoryPorts } from "../helpers/memory-ports/index.ts";
 
 const TTL_MS = 20_000;
-
-function recordingLogger() {
-  const warnings: Array<{ fields: Record<string, unknown>; message: string }> = [];
-  return {
-    warnings,
-    warn(fields: Record<string, unknown>, message: string) {
-      warnings.push({ fields, message });
-    },
-  };
-}
 
 /** Until the timer's next renewal has reached the leases (renewals run every few milliseconds here). */
 async function renewalsAfter(check: () => Promise<boolean>): Promise<void> {
@@ -51,7 +42,7 @@ it("renews its lease while it lives, warns once a stall outlasted it, and gives 
   await renewalsAfter(async () => logger.warnings.length > 0);
   expect(logger.warnings).toEqual([
     {
-      fields: { stalledSeconds: 45, leaseSeconds: 20 },
+      details: { stalledSeconds: 45, leaseSeconds: 20 },
       message:
         "this process's lease lapsed while it stalled: another process may have taken over its work meanwhile",
     },
