@@ -4,6 +4,7 @@
  * on a loaded CI machine that output is the only clue to why.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 
@@ -99,15 +100,40 @@ export function realBriefbot(dataDir: string, baseEnv: Record<string, string> = 
 }
 
 /**
- * A port nothing listens on right now, chosen by the kernel. A random number in 40000–60000 is inside
- * Linux's ephemeral range, where a busy test run's own outgoing connections may already sit.
+ * A port nothing listens on right now, below Linux's ephemeral range. Inside it — where the kernel picks
+ * `listen(0)` ports and the local ports of outgoing connections — a port chosen early and bound later (a
+ * soak binds the same one at every restart for minutes) can be taken meanwhile by one of the run's own
+ * thousands of connections: a soak's bot failed to start with "port … is already in use".
  */
 export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  const below = ephemeralRangeStart();
+  for (let tries = 0; tries < 50; tries += 1) {
+    const port = LOWEST_PORT + Math.floor(Math.random() * (below - LOWEST_PORT));
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port between ${LOWEST_PORT} and ${below} after 50 tries`);
+}
+
+const LOWEST_PORT = 10_000;
+
+function ephemeralRangeStart(): number {
+  try {
+    const start = Number(
+      readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0],
+    );
+    return Number.isInteger(start) && start > LOWEST_PORT + 1000 ? start : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+/** Whether a listener could bind `port` on every address, as the bot does. */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "0.0.0.0", () => server.close(() => resolve(true)));
+  });
 }
 
 /** A `briefbot start` a test runs, and the port its `/healthz` answers on. */
