@@ -43,11 +43,12 @@ export function withoutUnansweredAttempt(
   question: string,
 ): { history: readonly LoggedMessage[]; repeated: boolean } {
   const asked = history.findLastIndex((message) => message.role === "user");
-  const attempt = history.slice(asked + 1);
-  const unanswered = attempt.every(
-    (message) =>
-      message.role === "tool" || (message.role === "assistant" && (message.toolCalls?.length ?? 0) > 0),
-  );
+  const unanswered = history.slice(asked + 1).every(isToolStep);
   if (asked < 0 || history[asked]?.content !== question || !unanswered) return { history, repeated: false };
   return { history: history.slice(0, asked), repeated: true };
+}
+
+/** A tool call the model made, or its result: a step of an attempt, not a reply. */
+function isToolStep(message: LoggedMessage): boolean {
+  return message.role === "tool" || (message.role === "assistant" && (message.toolCalls?.length ?? 0) > 0);
 }
